@@ -1,0 +1,58 @@
+"""Cord: bytes assembled by reference from bytes and file-backed pieces, written out without copying."""
+
+from __future__ import annotations
+
+from typing import Union
+
+from .file_backed import FileBackedData, Writable, write_all
+
+__all__ = ["Cord", "CordBuffer"]
+
+CordBuffer = Union[bytes, FileBackedData]
+"""One piece of a Cord, and one buffer of a NamedDataStore."""
+
+
+class Cord:
+    """A ``bytes``-like sequence stored as a list of pieces, so large outputs are never joined in memory."""
+
+    def __init__(self, data: CordBuffer | Cord | None = None) -> None:
+        self._buffers: list[CordBuffer] = []
+        self._byte_size = 0
+        if data is not None:
+            self.append(data)
+
+    @property
+    def pieces(self) -> tuple[CordBuffer, ...]:
+        """The pieces in order, by identity (never copies of them)."""
+        return tuple(self._buffers)
+
+    def __len__(self) -> int:
+        return self._byte_size
+
+    def __bytes__(self) -> bytes:
+        return b"".join(p if isinstance(p, bytes) else p.to_bytes() for p in self._buffers)
+
+    def append(self, data: CordBuffer | Cord) -> None:
+        """Append a piece, or every piece another Cord holds now (a snapshot: later changes to it don't show)."""
+        if isinstance(data, Cord):
+            pieces = list(data._buffers)  # copied first, so appending a Cord to itself doubles it
+            self._buffers.extend(pieces)
+            self._byte_size += data._byte_size
+        elif isinstance(data, (bytes, FileBackedData)):
+            self._byte_size += len(data)
+            self._buffers.append(data)
+        else:
+            raise TypeError(
+                f"Cord pieces must be bytes, FileBackedData or Cord, not {type(data).__name__}"
+            )
+
+    def write_to_file(self, outfile: Writable) -> None:
+        """Write every piece in order, streaming file-backed ones; check them all before the first byte."""
+        for piece in self._buffers:
+            if isinstance(piece, FileBackedData):
+                piece._verify()
+        for piece in self._buffers:
+            if isinstance(piece, bytes):
+                write_all(outfile, memoryview(piece))
+            else:
+                piece.write_to_file(outfile)
