@@ -1,4 +1,4 @@
-"""cordspec's reference implementation of ExecuTorch's file-backed serialization layer (stdlib only).
+"""The reference implementation of ExecuTorch's file-backed serialization layer (stdlib only).
 
 Names and signatures follow ``executorch.exir._serialize`` so code written against ExecuTorch runs
 unchanged; behaviour follows every clause of spec/SPEC.md, core and strict profiles.

@@ -1,4 +1,4 @@
-"""End-to-end run of the reference: file-backed and bytes blobs into two stores, merge, stream, report."""
+"""End-to-end run: file-backed and bytes blobs into two stores, merged, streamed, reported."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from . import Cord, FileBackedData, NamedDataStore
 
 
 def main() -> int:
-    """Run the scenario in a temporary directory and print what happened; 0 when every check held."""
+    """Run the scenario in a temporary directory, print what happened; 0 when every check held."""
     failures = 0
 
     def check(what: str, ok: bool) -> None:

@@ -1,19 +1,19 @@
-"""Cord: bytes assembled by reference from bytes and file-backed pieces, written out without copying."""
+"""Cord: bytes assembled by reference from in-memory and file-backed pieces, never copied."""
 
 from __future__ import annotations
 
-from typing import Union
+from typing import TypeAlias
 
 from .file_backed import FileBackedData, Writable, write_all
 
 __all__ = ["Cord", "CordBuffer"]
 
-CordBuffer = Union[bytes, FileBackedData]
+CordBuffer: TypeAlias = "bytes | FileBackedData"
 """One piece of a Cord, and one buffer of a NamedDataStore."""
 
 
 class Cord:
-    """A ``bytes``-like sequence stored as a list of pieces, so large outputs are never joined in memory."""
+    """A ``bytes``-like sequence kept as a list of pieces, so large outputs are never joined."""
 
     def __init__(self, data: CordBuffer | Cord | None = None) -> None:
         self._buffers: list[CordBuffer] = []
@@ -33,7 +33,7 @@ class Cord:
         return b"".join(p if isinstance(p, bytes) else p.to_bytes() for p in self._buffers)
 
     def append(self, data: CordBuffer | Cord) -> None:
-        """Append a piece, or every piece another Cord holds now (a snapshot: later changes to it don't show)."""
+        """Append a piece, or the pieces another Cord holds now (a snapshot of them)."""
         if isinstance(data, Cord):
             pieces = list(data._buffers)  # copied first, so appending a Cord to itself doubles it
             self._buffers.extend(pieces)
@@ -47,7 +47,7 @@ class Cord:
             )
 
     def write_to_file(self, outfile: Writable) -> None:
-        """Write every piece in order, streaming file-backed ones; check them all before the first byte."""
+        """Write the pieces in order, streaming file pieces, all checked before the first byte."""
         for piece in self._buffers:
             if isinstance(piece, FileBackedData):
                 piece._verify()

@@ -1,7 +1,8 @@
-"""FileBackedData: a byte buffer that lives in a file, streamed in bounded chunks, never loaded whole."""
+"""FileBackedData: a byte buffer that lives in a file, streamed in bounded chunks."""
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import hashlib
 import os
@@ -112,7 +113,7 @@ def _owner_of(identity: tuple[int, int]) -> FileBackedData | None:
 
 
 class FileBackedData:
-    """A read-only blob kept in a file; with ``cleanup=True`` the object owns and deletes the file."""
+    """A read-only blob kept in a file; with ``cleanup=True`` the object owns and deletes it."""
 
     def __init__(
         self,
@@ -231,7 +232,7 @@ class FileBackedData:
         self._stream(lambda chunk: write_all(outfile, chunk))
 
     def close(self) -> None:
-        """Release the file (deleting it when owned); idempotent; a failed removal raises and may be retried."""
+        """Release the file, deleting it if owned; idempotent; a failed removal raises."""
         with self._lock:
             if self._closed:
                 return
@@ -274,7 +275,7 @@ class FileBackedData:
         return _VerifiedReader(self._path, self._identity, self._size)
 
     def _verify(self) -> None:
-        """Raise unless open and still the same file of the recorded size (checked before writing)."""
+        """Raise unless open and still the recorded file with the recorded size."""
         self._check_open()
         self._open().close()
 
@@ -284,10 +285,8 @@ class FileBackedData:
 
 
 def _unlink_quietly(path: str) -> None:
-    try:
+    with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
-    except FileNotFoundError:
-        pass
 
 
 def write_all(outfile: Writable, chunk: memoryview) -> None:
@@ -300,7 +299,7 @@ def write_all(outfile: Writable, chunk: memoryview) -> None:
 
 
 class _VerifiedReader:
-    """An open file checked to be the recorded file with the recorded size, read in bounded chunks."""
+    """An open file, checked to be the recorded file and size, read in bounded chunks."""
 
     def __init__(self, path: str, identity: tuple[int, int], size: int) -> None:
         self._path = path
@@ -324,7 +323,8 @@ class _VerifiedReader:
     def _changed(self, actual: int) -> NoReturn:
         raise FileChangedError(
             errno.ESTALE,
-            f"the file changed size after it was wrapped: recorded {self._size} bytes, now {actual}",
+            f"the file changed size after it was wrapped: recorded {self._size} bytes, "
+            f"now {actual}",
             self._path,
         )
 

@@ -46,7 +46,7 @@ class CompileSpec:
 
 @dataclass
 class PreprocessResult:
-    """What a backend's preprocess returns: its compiled bytes and the named data it wants stored."""
+    """What preprocess returns: compiled bytes and the named data the backend wants stored."""
 
     processed_bytes: bytes = b""
     data_store_output: NamedDataStoreOutput | None = None
@@ -61,7 +61,7 @@ class Submodule:
 
 
 class BackendDetails(ABC):
-    """A backend: ``preprocess`` compiles one program; the copy hook decides what preprocess may touch."""
+    """A backend: ``preprocess`` compiles a program; the copy hook decides what it may touch."""
 
     @classmethod
     def copy_exported_program_for_preprocess(
@@ -87,9 +87,10 @@ class BackendDetails(ABC):
             specs = compile_specs[method]
             if len(specs) != len(programs):
                 raise ValueError(
-                    f"method {method!r} has {len(programs)} programs but {len(specs)} compile-spec lists"
+                    f"method {method!r} has {len(programs)} programs "
+                    f"but {len(specs)} compile-spec lists"
                 )
-            results[method] = [cls.preprocess(p, s) for p, s in zip(programs, specs)]
+            results[method] = [cls.preprocess(p, s) for p, s in zip(programs, specs, strict=True)]
         return results
 
 
@@ -124,7 +125,7 @@ def is_low_memory_mode(compile_specs: Iterable[CompileSpec]) -> bool:
 
 
 class WeightsBlobPath(str):
-    """A blob path that carries the digest computed while the blob was written, and what the file was."""
+    """A blob path carrying the digest computed while writing it, and which file that was."""
 
     sha256: bytes
     _stamp: tuple[int, int, int, int]
@@ -156,7 +157,7 @@ class Weights:
 
 
 class AotiBackend:
-    """The weights-blob hooks of an AOTI-style backend, with the defaults that keep old behaviour."""
+    """The weights-blob hooks of an AOTI-style backend; the defaults keep the old behaviour."""
 
     @classmethod
     def get_device_name(cls) -> str:
@@ -187,7 +188,7 @@ class AotiBackend:
     def store_weights_blob(
         cls, blob_path: str, compile_specs: Sequence[CompileSpec], store: NamedDataStore
     ) -> str:
-        """Load the blob and add it to ``store`` under ``<sha256 hex>_weights_blob``; return the key."""
+        """Load the blob, add it to ``store`` as ``<sha256 hex>_weights_blob``; return the key."""
         data, hexdigest = cls.load_weights_blob(blob_path, compile_specs)
         key = hexdigest + WEIGHTS_BLOB_SUFFIX
         tag = f"aoti_{cls.get_device_name()}_blob" if cls.save_data_externally() else None
@@ -196,13 +197,13 @@ class AotiBackend:
 
 
 class FileBackedAotiBackend(AotiBackend):
-    """Low-memory mode: the blob is written once, hashed while written, and handed over as a file."""
+    """Low-memory mode: the blob is written once, hashed meanwhile, and handed over as a file."""
 
     @classmethod
     def materialize_weights_blob(
         cls, paths: PathsT, compile_specs: Sequence[CompileSpec]
     ) -> PathsT:
-        """Write a ``Weights`` output next to the ``.wrapper.so`` as ``*_weights.blob``, hashing as it goes."""
+        """Write ``Weights`` beside the ``.wrapper.so`` as ``*_weights.blob``, hashing it."""
         if not is_low_memory_mode(compile_specs) or not isinstance(paths, list):
             return paths
         weights = [p for p in paths if isinstance(p, Weights)]
@@ -211,7 +212,8 @@ class FileBackedAotiBackend(AotiBackend):
         so_paths = [p for p in paths if isinstance(p, str) and p.endswith(".wrapper.so")]
         if len(weights) != 1 or len(so_paths) != 1:
             raise ValueError(
-                f"expected one Weights and one .wrapper.so output, got {len(weights)} and {len(so_paths)}"
+                f"expected one Weights and one .wrapper.so output, "
+                f"got {len(weights)} and {len(so_paths)}"
             )
         blob_path = os.path.splitext(so_paths[0])[0] + "_weights.blob"
         digest = hashlib.sha256()

@@ -1,4 +1,4 @@
-"""NamedDataStore: names blobs for the runtime, shares one buffer among equal contents, merges outputs."""
+"""NamedDataStore: named blobs for the runtime; equal contents share a buffer; outputs merge."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ FINGERPRINT_PREFIX = 32
 
 @dataclass(frozen=True)
 class DataEntry:
-    """Where a key's data is: an index into ``buffers``, its alignment, and an opaque tensor layout."""
+    """Where a key's data is: an index into ``buffers``, its alignment, an opaque layout."""
 
     buffer_index: int
     alignment: int
@@ -27,7 +27,7 @@ class DataEntry:
 
 @dataclass
 class NamedDataStoreOutput:
-    """A store's contents: unique buffers, inline entries by key, external entries by tag then key."""
+    """A store's contents: unique buffers, inline entries by key, external ones by tag and key."""
 
     buffers: list[CordBuffer]
     pte_data: dict[str, DataEntry]
@@ -74,7 +74,7 @@ def _checked(
 
 
 def _replay(other: NamedDataStoreOutput) -> Iterator[_Entry]:
-    """Every entry of ``other`` as add arguments: inline entries first, then each tag's, in order."""
+    """Every entry of ``other`` as add arguments: inline ones first, then each tag's, in order."""
     buffers = other.buffers
     seen: dict[str, str | None] = {}
     maps = [(None, other.pte_data), *other.external_data.items()]
@@ -82,7 +82,8 @@ def _replay(other: NamedDataStoreOutput) -> Iterator[_Entry]:
         for key, entry in entries.items():
             if key in seen:
                 raise ValueError(
-                    f"key {key!r} appears twice in the output: {_where(seen[key])} and {_where(tag)}"
+                    f"key {key!r} appears twice in the output: "
+                    f"{_where(seen[key])} and {_where(tag)}"
                 )
             seen[key] = tag
             index = entry.buffer_index
@@ -120,7 +121,7 @@ class NamedDataStore:
         self._add(*_checked(key, data, alignment, external_tag), tensor_layout)
 
     def get_named_data_store_output(self) -> NamedDataStoreOutput:
-        """A snapshot: later changes to the store never show through it (buffers shared by identity)."""
+        """A snapshot: later changes to the store never show through it; buffers by identity."""
         return NamedDataStoreOutput(
             list(self.buffers),
             dict(self.pte_data),
@@ -128,14 +129,14 @@ class NamedDataStore:
         )
 
     def merge_named_data_store(self, other: NamedDataStoreOutput) -> None:
-        """Add every entry of ``other``; ``other`` and its files are never changed; all or nothing."""
+        """Add every entry of ``other``, which is never changed, nor its files; all or nothing."""
         staged = self._clone()
         for key, data, alignment, tag, layout in _replay(other):
             staged._add(*_checked(key, data, alignment, tag), layout)
         self._take(staged)
 
     def externalize_pte_data(self, max_data_bytes: int, tag_prefix: str) -> None:
-        """Move every inline entry to external shards of at most ``max_data_bytes``; atomic on error."""
+        """Move every inline entry to external shards of at most ``max_data_bytes``; atomic."""
         if (
             isinstance(max_data_bytes, bool)
             or not isinstance(max_data_bytes, int)
@@ -182,7 +183,7 @@ class NamedDataStore:
     def _add(
         self, key: str, data: CordBuffer, alignment: int, tag: str | None, layout: object
     ) -> None:
-        # Every check and every digest comes before the first change, so a failed add changes nothing.
+        # Every check and digest comes before the first change, so a failed add changes nothing.
         if key in self._tags:
             self._readd(key, data, alignment, tag, layout)
             return
