@@ -1,0 +1,112 @@
+"""The adapter for cordspec's own reference implementation."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TypeVar, cast
+
+import reference
+from reference import hooks
+
+from ..api import FileBackedData, Implementation, NamedDataStore
+
+__all__ = ["load"]
+
+T = TypeVar("T")
+_LOW_MEMORY = (hooks.CompileSpec(hooks.LOW_MEMORY_MODE, b"ON"),)
+_names = itertools.count()
+
+
+def _specs(compile_specs: Sequence[object]) -> tuple[hooks.CompileSpec, ...]:
+    return tuple(cast(hooks.CompileSpec, spec) for spec in compile_specs)
+
+
+class _Lowering:
+    def compile_spec(self, key: str, value: bytes) -> object:
+        return hooks.CompileSpec(key, value)
+
+    def default_copy(self, program: T, compile_specs: Sequence[object]) -> T:
+        return hooks.BackendDetails.copy_exported_program_for_preprocess(
+            program, _specs(compile_specs)
+        )
+
+    def lower(
+        self,
+        submodules: Mapping[str, Sequence[tuple[object, Sequence[object]]]],
+        copy_hook: Callable[[object, Sequence[object]], object] | None,
+        preprocess: Callable[[object, Sequence[object]], None],
+    ) -> None:
+        def run(
+            program: object, compile_specs: Sequence[hooks.CompileSpec]
+        ) -> hooks.PreprocessResult:
+            preprocess(program, compile_specs)
+            return hooks.PreprocessResult()
+
+        namespace: dict[str, object] = {"preprocess": staticmethod(run)}
+        if copy_hook is not None:
+            hook = copy_hook
+
+            def copy(cls: type, program: object, compile_specs: Sequence[object]) -> object:
+                return hook(program, compile_specs)
+
+            namespace["copy_exported_program_for_preprocess"] = classmethod(copy)
+        backend = cast(
+            "type[hooks.BackendDetails]",
+            type(f"CordspecProbe{next(_names)}", (hooks.BackendDetails,), namespace),
+        )
+        hooks.lower_all_submodules_to_backend(
+            backend,
+            {
+                method: [hooks.Submodule(program, _specs(specs)) for program, specs in subs]
+                for method, subs in submodules.items()
+            },
+        )
+
+
+class _Weights:
+    def materialize(self, paths: T, compile_specs: Sequence[object]) -> T:
+        return hooks.AotiBackend.materialize_weights_blob(paths, _specs(compile_specs))
+
+    def load(self, blob_path: str, compile_specs: Sequence[object]) -> tuple[object, str]:
+        return hooks.AotiBackend.load_weights_blob(blob_path, _specs(compile_specs))
+
+    def store(self, blob_path: str, store: NamedDataStore) -> str:
+        return hooks.AotiBackend.store_weights_blob(
+            blob_path, (), cast(reference.NamedDataStore, store)
+        )
+
+
+class _LowMemory:
+    def materialize(self, so_path: str, chunks: Iterable[bytes]) -> str:
+        paths = hooks.FileBackedAotiBackend.materialize_weights_blob(
+            [so_path, hooks.Weights(chunks)], _LOW_MEMORY
+        )
+        return next(p for p in paths if isinstance(p, hooks.WeightsBlobPath))
+
+    def load(self, blob_path: str) -> tuple[object, str]:
+        return hooks.FileBackedAotiBackend.load_weights_blob(blob_path, _LOW_MEMORY)
+
+
+def _path_of(blob: FileBackedData) -> str:
+    return cast(reference.FileBackedData, blob).path
+
+
+def load() -> Implementation:
+    """The reference, with every capability."""
+    weights = _Weights()
+    return Implementation(
+        name="reference",
+        version=reference.__version__,
+        Cord=reference.Cord,
+        FileBackedData=reference.FileBackedData,
+        NamedDataStore=reference.NamedDataStore,
+        NamedDataStoreOutput=reference.NamedDataStoreOutput,
+        DataEntry=reference.DataEntry,
+        path_of=_path_of,
+        spec="reference",
+        lowering=_Lowering(),
+        weights=weights,
+        weights_store=weights,
+        low_memory=_LowMemory(),
+    )

@@ -1,0 +1,250 @@
+"""The interface an implementation offers the conformance suite: typed Protocols and capabilities.
+
+Parameters that carry an implementation's own objects, or values the suite passes wrong on purpose,
+are typed ``Any``: each implementation's classes are nominal types the suite cannot name, and the
+spec requires runtime type checks there. Results are typed precisely.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Protocol, TypeVar
+
+__all__ = [
+    "Capability",
+    "Cord",
+    "CordClass",
+    "DataEntry",
+    "DataEntryClass",
+    "FileBackedData",
+    "FileBackedDataClass",
+    "Implementation",
+    "ImplementationError",
+    "LowMemoryWeights",
+    "Lowering",
+    "NamedDataStore",
+    "NamedDataStoreClass",
+    "NamedDataStoreOutput",
+    "NamedDataStoreOutputClass",
+    "WeightsHooks",
+    "Writable",
+]
+
+T = TypeVar("T")
+
+
+class ImplementationError(Exception):
+    """The named implementation cannot be loaded, or is not an implementation at all."""
+
+
+class Capability(str, enum.Enum):
+    """Optional parts of the spec; a clause needing an absent one is reported "not applicable"."""
+
+    EXTERNALIZE = "externalize"
+    """``NamedDataStore.externalize_pte_data``."""
+    COPY_HOOK = "copy-hook"
+    """``BackendDetails.copy_exported_program_for_preprocess`` and the lowering that calls it."""
+    WEIGHTS_HOOKS = "weights-hooks"
+    """The default ``materialize_weights_blob`` and ``load_weights_blob``."""
+    WEIGHTS_KEY = "weights-key"
+    """Storing a loaded weights blob in named data under ``<hex>_weights_blob``."""
+    LOW_MEMORY = "low-memory-weights"
+    """Low-memory weights: written while hashed, handed over as a file."""
+    SUBPROCESS = "subprocess"
+    """The implementation can be loaded again by name in a child process (exit behaviour)."""
+
+
+class Writable(Protocol):
+    """A binary sink: a file opened for writing, ``io.BytesIO``."""
+
+    def write(self, data: bytes | memoryview, /) -> object: ...
+
+
+class FileBackedData(Protocol):
+    """A blob stored in a file."""
+
+    def __len__(self) -> int: ...
+    def prefix(self, size: Any) -> bytes: ...
+    def sha256(self) -> bytes: ...
+    def to_bytes(self) -> bytes: ...
+    def write_to_file(self, outfile: Any) -> None: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> Any: ...
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc_value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None: ...
+
+
+class FileBackedDataClass(Protocol):
+    """The ``FileBackedData`` class: its constructor and its ``move_from`` factory."""
+
+    def __call__(self, path: Any, cleanup: Any = ..., sha256: Any = ...) -> FileBackedData: ...
+    def move_from(self, path: Any, sha256: Any = ...) -> FileBackedData: ...
+
+
+class Cord(Protocol):
+    """Bytes assembled from pieces."""
+
+    def __len__(self) -> int: ...
+    def __bytes__(self) -> bytes: ...
+    def append(self, data: Any) -> None: ...
+    def write_to_file(self, outfile: Any) -> None: ...
+
+
+class CordClass(Protocol):
+    """The ``Cord`` class."""
+
+    def __call__(self, data: Any = ...) -> Cord: ...
+
+
+class DataEntry(Protocol):
+    """Where a key's data is."""
+
+    @property
+    def buffer_index(self) -> int: ...
+    @property
+    def alignment(self) -> int: ...
+    @property
+    def tensor_layout(self) -> object: ...
+
+
+class DataEntryClass(Protocol):
+    """The ``DataEntry`` class."""
+
+    def __call__(self, buffer_index: Any, alignment: Any, tensor_layout: Any) -> DataEntry: ...
+
+
+class NamedDataStoreOutput(Protocol):
+    """A store's contents."""
+
+    @property
+    def buffers(self) -> Sequence[bytes | FileBackedData]: ...
+    @property
+    def pte_data(self) -> Mapping[str, DataEntry]: ...
+    @property
+    def external_data(self) -> Mapping[str, Mapping[str, DataEntry]]: ...
+
+
+class NamedDataStoreOutputClass(Protocol):
+    """The ``NamedDataStoreOutput`` class."""
+
+    def __call__(self, buffers: Any, pte_data: Any, external_data: Any) -> NamedDataStoreOutput: ...
+
+
+class NamedDataStore(Protocol):
+    """Named blobs with dedup and merge."""
+
+    def add_named_data(
+        self,
+        key: Any,
+        data: Any,
+        alignment: Any = ...,
+        external_tag: Any = ...,
+        tensor_layout: Any = ...,
+    ) -> None: ...
+    def get_named_data_store_output(self) -> NamedDataStoreOutput: ...
+    def merge_named_data_store(self, other: Any) -> None: ...
+
+
+class NamedDataStoreClass(Protocol):
+    """The ``NamedDataStore`` class."""
+
+    def __call__(self) -> NamedDataStore: ...
+
+
+class Lowering(Protocol):
+    """Drives the copy hook and lowering with a probe backend the suite defines."""
+
+    def compile_spec(self, key: str, value: bytes) -> object:
+        """A compile spec of the implementation."""
+        ...
+
+    def default_copy(self, program: T, compile_specs: Sequence[object]) -> T:
+        """The base class's ``copy_exported_program_for_preprocess``."""
+        ...
+
+    def lower(
+        self,
+        submodules: Mapping[str, Sequence[tuple[object, Sequence[object]]]],
+        copy_hook: Callable[[object, Sequence[object]], object] | None,
+        preprocess: Callable[[object, Sequence[object]], None],
+    ) -> None:
+        """Lower every (program, compile specs) of every method with a backend whose copy hook is
+        ``copy_hook`` (the default when None) and whose preprocess calls ``preprocess``."""
+        ...
+
+
+class WeightsHooks(Protocol):
+    """The default weights-blob hooks."""
+
+    def materialize(self, paths: T, compile_specs: Sequence[object]) -> T: ...
+    def load(self, blob_path: str, compile_specs: Sequence[object]) -> tuple[object, str]: ...
+
+
+class WeightsStore(Protocol):
+    """Loading a blob into named data under its key."""
+
+    def store(self, blob_path: str, store: NamedDataStore) -> str:
+        """Load the blob (default hooks) into ``store``; return the key it was stored under."""
+        ...
+
+
+class LowMemoryWeights(Protocol):
+    """Low-memory weights: written and hashed in ``materialize``, handed over in ``load``."""
+
+    def materialize(self, so_path: str, chunks: Iterable[bytes]) -> str:
+        """Write the blob for the ``.wrapper.so`` at ``so_path``; return the blob path as handed on."""
+        ...
+
+    def load(self, blob_path: str) -> tuple[object, str]:
+        """Load the blob in low-memory mode: (data, hex digest)."""
+        ...
+
+
+_Blob = FileBackedData  # the field names of Implementation shadow the protocols in its body
+
+
+@dataclass(frozen=True)
+class Implementation:
+    """One implementation under test, as an adapter presents it to the suite."""
+
+    name: str
+    version: str
+    Cord: CordClass
+    FileBackedData: FileBackedDataClass
+    NamedDataStore: NamedDataStoreClass
+    NamedDataStoreOutput: NamedDataStoreOutputClass
+    DataEntry: DataEntryClass
+    path_of: Callable[[_Blob], str]
+    """Where a FileBackedData's file is now (for independent checks on disk)."""
+    spec: str | None = None
+    """How to load it again by name (``--impl`` value); None when it can't be."""
+    lowering: Lowering | None = None
+    weights: WeightsHooks | None = None
+    weights_store: WeightsStore | None = None
+    low_memory: LowMemoryWeights | None = None
+    absent: Mapping[Capability, str] = field(default_factory=dict)
+    """Why a capability is missing, for the report."""
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """The optional parts this implementation provides."""
+        present = {
+            Capability.EXTERNALIZE: hasattr(self.NamedDataStore, "externalize_pte_data"),
+            Capability.COPY_HOOK: self.lowering is not None,
+            Capability.WEIGHTS_HOOKS: self.weights is not None,
+            Capability.WEIGHTS_KEY: self.weights_store is not None,
+            Capability.LOW_MEMORY: self.low_memory is not None,
+            Capability.SUBPROCESS: self.spec is not None,
+        }
+        return frozenset(c for c, ok in present.items() if ok)
+
+    def why_absent(self, capability: Capability) -> str:
+        """A one-line reason a capability is missing."""
+        return self.absent.get(capability, f"{self.name} does not provide {capability.value}")

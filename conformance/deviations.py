@@ -1,0 +1,50 @@
+"""Deviation files: clause ids (or test names) an implementation is known not to meet, with reasons."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["Deviation", "builtin_deviations_path", "parse_deviations", "read_deviations"]
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """One known deviation: what (a clause id, or a test function name) and why."""
+
+    target: str
+    reason: str
+    line: int
+
+
+def parse_deviations(text: str, source: str = "<deviations>") -> dict[str, Deviation]:
+    """Parse ``TARGET  reason`` lines; ``#`` starts a comment; each target at most once."""
+    found: dict[str, Deviation] = {}
+    problems: list[str] = []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip() if raw.lstrip().startswith("#") else raw.strip()
+        if not line:
+            continue
+        target, _, reason = line.partition(" ")
+        reason = reason.strip()
+        if not reason:
+            problems.append(f"{source}:{number}: {target!r} has no reason")
+        elif target in found:
+            problems.append(f"{source}:{number}: {target!r} listed twice")
+        else:
+            found[target] = Deviation(target, reason, number)
+    if problems:
+        raise ValueError("\n".join(problems))
+    return found
+
+
+def builtin_deviations_path(implementation: str) -> Path:
+    """Where a built-in adapter's deviation file lives (it may not exist)."""
+    return Path(__file__).parent / "adapters" / f"{implementation}.deviations"
+
+
+def read_deviations(path: Path) -> dict[str, Deviation]:
+    """Deviations from a file; an absent file means none."""
+    if not path.exists():
+        return {}
+    return parse_deviations(path.read_text(encoding="utf-8"), str(path))

@@ -1,0 +1,112 @@
+"""Cord: construction, appending, length, bytes and writing (spec section 2)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from conformance.api import Implementation
+from conformance.fixtures import Blobs
+
+clause = pytest.mark.clause
+
+
+class TestConstruction:
+    @clause("CORD-INIT-1")
+    @pytest.mark.parametrize("args", [(), (None,)], ids=["no-argument", "None"])
+    def test_empty(self, impl: Implementation, args: tuple[None, ...]) -> None:
+        cord = impl.Cord(*args)
+        out = io.BytesIO()
+        cord.write_to_file(out)
+        assert (len(cord), bytes(cord), out.getvalue()) == (0, b"", b"")
+
+    @clause("CORD-INIT-2")
+    def test_from_bytes_and_file(self, impl: Implementation, blobs: Blobs) -> None:
+        blob = blobs.moved(b"file piece")
+        assert (len(impl.Cord(b"bytes")), bytes(impl.Cord(b"bytes"))) == (5, b"bytes")
+        assert (len(impl.Cord(blob)), bytes(impl.Cord(blob))) == (10, b"file piece")
+
+    @clause("CORD-INIT-3")
+    def test_from_cord_is_a_snapshot(self, impl: Implementation) -> None:
+        original = impl.Cord(b"Hello")
+        copy = impl.Cord(original)
+        original.append(b"World")
+        copy.append(b"!")
+        assert (bytes(original), len(original)) == (b"HelloWorld", 10)
+        assert (bytes(copy), len(copy)) == (b"Hello!", 6)
+
+
+class TestAppend:
+    @clause("CORD-APPEND-1", "CORD-LEN-1", "CORD-BYTES-1")
+    def test_bytes_and_file_pieces(self, impl: Implementation, blobs: Blobs) -> None:
+        cord = impl.Cord()
+        cord.append(b"Prefix")
+        cord.append(blobs.moved(b"FileBacked"))
+        cord.append(b"")
+        assert (len(cord), bytes(cord)) == (16, b"PrefixFileBacked")
+
+    @clause("CORD-APPEND-2")
+    def test_cord(self, impl: Implementation, blobs: Blobs) -> None:
+        inner = impl.Cord(b"Hello")
+        inner.append(blobs.moved(b"World"))
+        outer = impl.Cord(b"<")
+        outer.append(inner)
+        outer.append(b">")
+        assert (len(outer), bytes(outer)) == (12, b"<HelloWorld>")
+
+    @clause("CORD-APPEND-3")
+    def test_itself_doubles(self, impl: Implementation, blobs: Blobs) -> None:
+        cord = impl.Cord(b"ab")
+        cord.append(blobs.moved(b"cd"))
+        cord.append(cord)
+        assert (len(cord), bytes(cord)) == (8, b"abcdabcd")
+
+    @clause("CORD-TYPE-1")
+    @pytest.mark.parametrize(
+        "piece",
+        ["text", bytearray(b"ba"), memoryview(b"mv"), 7, None, [b"a"]],
+        ids=["str", "bytearray", "memoryview", "int", "None", "list"],
+    )
+    def test_other_types_are_rejected(self, impl: Implementation, piece: object) -> None:
+        cord = impl.Cord(b"kept")
+        with pytest.raises(TypeError, match=type(piece).__name__):
+            cord.append(piece)
+        assert (len(cord), bytes(cord)) == (4, b"kept")
+
+    @clause("CORD-TYPE-1")
+    @pytest.mark.parametrize(
+        "piece", ["text", bytearray(b"ba"), 7], ids=["str", "bytearray", "int"]
+    )
+    def test_constructor_rejects_other_types(self, impl: Implementation, piece: object) -> None:
+        with pytest.raises(TypeError, match=type(piece).__name__):
+            impl.Cord(piece)
+
+
+class TestWrite:
+    @clause("CORD-WRITE-1")
+    def test_order_into_a_real_file(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        cord = impl.Cord(b"[")
+        cord.append(blobs.moved(b"one"))
+        cord.append(b"|")
+        cord.append(blobs.moved(b"two"))
+        cord.append(b"]")
+        target = tmp_path / "out.bin"
+        with target.open("wb") as out:
+            out.write(b"header:")
+            cord.write_to_file(out)
+        assert target.read_bytes() == b"header:[one|two]"
+
+    @clause("CORD-WRITE-3")
+    def test_closed_piece_writes_nothing(self, impl: Implementation, blobs: Blobs) -> None:
+        cord = impl.Cord(b"before")
+        late = blobs.moved(b"closed too early")
+        cord.append(late)
+        late.close()
+        out = io.BytesIO()
+        with pytest.raises((ValueError, OSError)):
+            cord.write_to_file(out)
+        assert out.getvalue() == b""
