@@ -1,0 +1,55 @@
+"""``python -m reference``: the end-to-end demo, run in-process."""
+
+from __future__ import annotations
+
+import os
+import runpy
+import sys
+import tempfile
+
+import pytest
+
+import reference.__main__ as demo
+from reference import Cord
+
+CHECKS = [
+    "move_from renamed each source, in place, without reading it",
+    "store B keeps one buffer for equal file-backed and bytes contents",
+    "merging B twice into A dedups everything to 2 buffers",
+    "merge left B's output and its file untouched",
+    "streamed 3145738 bytes to model.ptd in order",  # 3 MiB of weights + b"\0program-a"
+    "closing the blobs removed their files",
+]
+
+
+@pytest.fixture
+def demo_dir(tmp_path, monkeypatch) -> str:
+    """Make the demo's temporary directory land under tmp_path, to look at it afterwards."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    return str(tmp_path)
+
+
+def test_demo_passes(capsys, demo_dir) -> None:
+    assert demo.main() == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith(f"cordspec reference demo in {demo_dir}{os.sep}cordspec-demo-")
+    assert lines[1:-1] == [f"  [ok] {check}" for check in CHECKS]
+    assert lines[-1] == "demo: all checks held"
+    assert os.listdir(demo_dir) == []  # its directory and every file in it are gone
+
+
+def test_demo_reports_a_failed_check(capsys, demo_dir, monkeypatch) -> None:
+    monkeypatch.setattr(Cord, "write_to_file", lambda self, outfile: None)
+    assert demo.main() == 1
+    out = capsys.readouterr().out
+    assert f"  [FAILED] {CHECKS[4]}" in out
+    assert out.count("[ok]") == len(CHECKS) - 1
+    assert out.splitlines()[-1] == "demo: 1 check(s) FAILED"
+
+
+def test_run_as_module_exits_with_the_demo_status(capsys, demo_dir, monkeypatch) -> None:
+    monkeypatch.delitem(sys.modules, "reference.__main__")  # run it afresh, as ``python -m`` does
+    with pytest.raises(SystemExit) as caught:
+        runpy.run_module("reference", run_name="__main__")
+    assert caught.value.code == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "demo: all checks held"
