@@ -206,6 +206,11 @@ class LowMemoryWeights(Protocol):
         """Load the blob in low-memory mode: (data, hex digest)."""
         ...
 
+    def mode(self, values: Sequence[bytes]) -> bool:
+        """Whether low-memory mode is on for one ``low_memory_mode`` compile spec per value, as
+        every place of the implementation that reads the flag reads it; raises as they raise."""
+        ...
+
 
 _Blob = FileBackedData  # the field names of Implementation shadow the protocols in its body
 

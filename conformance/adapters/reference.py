@@ -87,6 +87,9 @@ class _LowMemory:
     def load(self, blob_path: str) -> tuple[object, str]:
         return hooks.FileBackedAotiBackend.load_weights_blob(blob_path, _LOW_MEMORY)
 
+    def mode(self, values: Sequence[bytes]) -> bool:
+        return hooks.is_low_memory_mode(hooks.CompileSpec(hooks.LOW_MEMORY_MODE, v) for v in values)
+
 
 def _path_of(blob: FileBackedData) -> str:
     return cast(reference.FileBackedData, blob).path

@@ -1,0 +1,282 @@
+"""NamedDataStore.externalize_pte_data: moving inline entries to external shards (spec 4.7)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from conformance.api import DataEntry, FileBackedData, Implementation, NamedDataStore
+from conformance.fixtures import Blobs
+
+clause = pytest.mark.clause
+pytestmark = pytest.mark.requires("externalize")
+
+MiB = 1 << 20
+Blob = bytes | FileBackedData
+Entry = tuple[str, int, int, object]
+LAYOUT = ("f32", (1,), (0,))
+
+
+@dataclass(frozen=True)
+class State:
+    """An output, deeply and in order: buffers by identity, every entry by value."""
+
+    buffers: tuple[int, ...]
+    pte_data: tuple[Entry, ...]
+    external_data: tuple[tuple[str, tuple[Entry, ...]], ...]
+    keep: tuple[object, ...] = field(default=(), compare=False, repr=False)  # ids stay unique
+
+
+def _entries(entries: Mapping[str, DataEntry]) -> tuple[Entry, ...]:
+    return tuple((k, e.buffer_index, e.alignment, e.tensor_layout) for k, e in entries.items())
+
+
+def state(store: NamedDataStore) -> State:
+    """The deep state of a fresh output of ``store``."""
+    out = store.get_named_data_store_output()
+    return State(
+        tuple(id(b) for b in out.buffers),
+        _entries(out.pte_data),
+        tuple((tag, _entries(entries)) for tag, entries in out.external_data.items()),
+        tuple(out.buffers),
+    )
+
+
+def content(buffer: Blob) -> bytes:
+    return buffer if isinstance(buffer, bytes) else buffer.to_bytes()
+
+
+def tag_of(prefix: str, keys: list[str]) -> str:
+    """NDS-EXT-4, computed here: the prefix and the SHA-256 of the sorted keys joined by NUL."""
+    joined = b"\0".join(key.encode("utf-8") for key in sorted(keys))
+    return f"{prefix}_{hashlib.sha256(joined).hexdigest()}"
+
+
+def externalize(store: NamedDataStore, max_data_bytes: object, tag_prefix: object) -> None:
+    store.externalize_pte_data(max_data_bytes, tag_prefix)  # type: ignore[attr-defined]
+
+
+def shards(store: NamedDataStore) -> dict[str, list[tuple[str, bytes, int, object]]]:
+    """Each tag's entries in order, with the contents of their buffers."""
+    out = store.get_named_data_store_output()
+    return {
+        tag: [
+            (k, content(out.buffers[e.buffer_index]), e.alignment, e.tensor_layout)
+            for k, e in entries.items()
+        ]
+        for tag, entries in out.external_data.items()
+    }
+
+
+def rchar() -> int:
+    """Bytes this process has read through read(2) and friends so far (Linux /proc/self/io)."""
+    try:
+        text = Path("/proc/self/io").read_text()
+    except OSError:
+        pytest.skip("not applicable: /proc/self/io is needed to count bytes read")
+    return next(int(line.split()[1]) for line in text.splitlines() if line.startswith("rchar:"))
+
+
+def mixed_store(impl: Implementation, blobs: Blobs) -> NamedDataStore:
+    """Existing external data, inline bytes and files, and two keys sharing a buffer."""
+    store = impl.NamedDataStore()
+    store.add_named_data("external", b"ext", 8, "existing")
+    store.add_named_data("inline_b", b"bbb", 16, None, LAYOUT)
+    store.add_named_data("inline_a", blobs.moved(b"aaaa"), 4)
+    store.add_named_data("alias_b", b"bbb", 32)
+    store.add_named_data("external_2", b"ext 2", 1, "existing")
+    return store
+
+
+class TestArguments:
+    @clause("NDS-EXT-1")
+    @pytest.mark.parametrize(
+        "cap",
+        [True, False, 0, -1, 1.5, 10.0, "10", None],
+        ids=["True", "False", "zero", "negative", "float", "integral-float", "str", "None"],
+    )
+    def test_invalid_cap(self, impl: Implementation, blobs: Blobs, cap: object) -> None:
+        store = mixed_store(impl, blobs)
+        before = state(store)
+        with pytest.raises(ValueError):
+            externalize(store, cap, "constants")
+        assert state(store) == before
+
+    @clause("NDS-EXT-1")
+    def test_empty_prefix(self, impl: Implementation, blobs: Blobs) -> None:
+        store = mixed_store(impl, blobs)
+        before = state(store)
+        with pytest.raises(ValueError):
+            externalize(store, 100, "")
+        assert state(store) == before
+
+    @clause("NDS-EXT-8")
+    @pytest.mark.parametrize(
+        "prefix", [None, 5, b"constants", ("constants",)], ids=["None", "int", "bytes", "tuple"]
+    )
+    def test_prefix_must_be_str(self, impl: Implementation, blobs: Blobs, prefix: object) -> None:
+        store = mixed_store(impl, blobs)
+        before = state(store)
+        with pytest.raises(ValueError, match=re.escape(repr(prefix))):
+            externalize(store, 100, prefix)
+        assert state(store) == before
+
+
+class TestExternalize:
+    @clause("NDS-EXT-2")
+    def test_inline_entries_move_unchanged(self, impl: Implementation, blobs: Blobs) -> None:
+        store = mixed_store(impl, blobs)
+        before = state(store)
+        externalize(store, 100, "constants")
+        after = state(store)
+        assert after.buffers == before.buffers
+        assert after.pte_data == ()
+        existing = dict(before.external_data)["existing"]
+        assert dict(after.external_data)["existing"] == existing
+        moved = [
+            entry for tag, entries in after.external_data if tag != "existing" for entry in entries
+        ]
+        assert sorted(moved) == sorted(before.pte_data)
+        tags = {tag for tag, entries in after.external_data for entry in entries if entry in moved}
+        assert len(tags) == 1
+
+    @clause("NDS-EXT-3")
+    def test_a_shared_buffer_is_counted_once(self, impl: Implementation) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("key_a", b"aaaaaa", 16, None, LAYOUT)
+        store.add_named_data("key_a_alias", b"aaaaaa", 32, None, LAYOUT)
+        store.add_named_data("key_b", b"bbbb", 16, None, LAYOUT)
+        before = state(store)
+        externalize(store, 10, "constants")  # 6 + 4 fits; 6 + 6 + 4 would not
+        after = state(store)
+        assert (after.buffers, after.pte_data) == (before.buffers, ())
+        assert len(after.external_data) == 1
+        assert sorted(after.external_data[0][1]) == sorted(before.pte_data)
+
+    @clause("NDS-EXT-3")
+    def test_groups_are_packed_greedily_in_key_order(self, impl: Implementation) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("c", b"333", 1)  # 3 bytes, group ("c",)
+        store.add_named_data("m", b"xxxx", 2)  # 4 bytes, group ("b", "m")
+        store.add_named_data("bb", b"666666", 4)  # 6 bytes, group ("bb",)
+        store.add_named_data("a", b"yyyy", 8)  # 4 bytes, group ("a",)
+        store.add_named_data("b", b"xxxx", 16)
+        externalize(store, 8, "constants")
+        # Groups in order: (a) 4, (b, m) 4 -> 8; (bb) 6 would make 14: new shard;
+        # (c) 3 would make 9: new shard. Best-fit packing would put c with bb.
+        assert shards(store) == {
+            tag_of("constants", ["a", "b", "m"]): [
+                ("a", b"yyyy", 8, None),
+                ("b", b"xxxx", 16, None),
+                ("m", b"xxxx", 2, None),
+            ],
+            tag_of("constants", ["bb"]): [("bb", b"666666", 4, None)],
+            tag_of("constants", ["c"]): [("c", b"333", 1, None)],
+        }
+
+    @clause("NDS-EXT-3")
+    def test_result_does_not_depend_on_insertion_order(self, impl: Implementation) -> None:
+        data = {
+            "key_a": (b"a" * 6, 16),
+            "key_a_alias": (b"a" * 6, 32),
+            "key_b": (b"b" * 4, 32),
+            "key_c": (b"c" * 5, 64),
+        }
+
+        def run(order: list[str]) -> dict[str, list[tuple[str, bytes, int, object]]]:
+            store = impl.NamedDataStore()
+            for key in order:
+                store.add_named_data(key, *data[key])
+            externalize(store, 10, "constants")
+            return shards(store)
+
+        forward = run(["key_a", "key_a_alias", "key_b", "key_c"])
+        assert forward == run(["key_c", "key_b", "key_a_alias", "key_a"])
+        assert forward == run(["key_b", "key_a_alias", "key_c", "key_a"])
+        # (key_a, key_a_alias) 6 + (key_b) 4 fill a 10-byte shard; (key_c) starts the next.
+        assert forward == {
+            tag_of("constants", ["key_a", "key_a_alias", "key_b"]): [
+                ("key_a", b"a" * 6, 16, None),
+                ("key_a_alias", b"a" * 6, 32, None),
+                ("key_b", b"b" * 4, 32, None),
+            ],
+            tag_of("constants", ["key_c"]): [("key_c", b"c" * 5, 64, None)],
+        }
+
+    @clause("NDS-EXT-4")
+    def test_tags_and_entry_order(self, impl: Implementation, blobs: Blobs) -> None:
+        keys = ["zeta", "Alpha", "ключ", "a\u00e9", "a\x00b"]
+        store = impl.NamedDataStore()
+        for i, key in enumerate(keys):
+            store.add_named_data(key, f"data {i}".encode(), 1)
+        store.add_named_data("\u0451-last", blobs.moved(b"x" * 20))  # sorts after Cyrillic "к"
+        externalize(store, 30, "my_prefix")  # the five 6-byte blobs fill the first shard
+        found = {tag: [k for k, *_ in entries] for tag, entries in shards(store).items()}
+        assert found == {
+            tag_of("my_prefix", keys): sorted(keys),
+            tag_of("my_prefix", ["\u0451-last"]): ["\u0451-last"],
+        }
+
+    @clause("NDS-EXT-5")
+    def test_oversize_buffer_is_rejected_atomically(
+        self, impl: Implementation, blobs: Blobs
+    ) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("external", b"ext", 8, "existing")
+        store.add_named_data("key_a", b"aaaa", 16)
+        store.add_named_data("key_z", blobs.moved(b"z" * 11), 32)  # last in key order
+        before = state(store)
+        with pytest.raises(ValueError, match="exceeds external data shard cap"):
+            externalize(store, 10, "constants")
+        assert state(store) == before
+
+    @clause("NDS-EXT-6")
+    def test_tag_collision_is_rejected_atomically(self, impl: Implementation) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("external", b"ext", 8, tag_of("constants", ["inline"]))
+        store.add_named_data("inline", b"inline", 16)
+        store.add_named_data("other", b"other data", 4)
+        before = state(store)
+        with pytest.raises(ValueError, match="external data tag collision"):
+            externalize(store, 10, "constants")
+        assert state(store) == before
+
+    @clause("NDS-EXT-7")
+    def test_again_changes_nothing(self, impl: Implementation, blobs: Blobs) -> None:
+        store = mixed_store(impl, blobs)
+        externalize(store, 5, "constants")
+        first = state(store)
+        externalize(store, 5, "constants")
+        assert state(store) == first
+        assert [tag for tag, _ in first.external_data].count("existing") == 1
+        assert len(first.external_data) == 3
+
+    @clause("NDS-EXT-2", "NDS-EXT-3", "NDS-EXT-4")
+    def test_a_large_file_is_not_read(self, impl: Implementation, blobs: Blobs) -> None:
+        size = 1_174_405_120
+        path = blobs.file(b"")
+        with path.open("r+b") as f:
+            f.truncate(size)  # a hole: nothing is written, and the test must read nothing
+        largest = blobs.wrap(path, cleanup=False)
+        store = impl.NamedDataStore()
+        store.add_named_data("small", b"small", 1, "existing")
+        start = rchar()
+        store.add_named_data("largest", largest, 16)
+        externalize(store, 1_500_000_000, "vulkan_constants")
+        read = rchar() - start
+        assert read < MiB // 4, f"{read} bytes read"
+        out = store.get_named_data_store_output()
+        assert out.pte_data == {}
+        assert out.buffers[1] is largest
+        tag = tag_of("vulkan_constants", ["largest"])
+        assert {t: list(entries) for t, entries in out.external_data.items()} == {
+            "existing": ["small"],
+            tag: ["largest"],
+        }
+        entry = out.external_data[tag]["largest"]
+        assert (entry.buffer_index, entry.alignment, entry.tensor_layout) == (1, 16, None)

@@ -1,0 +1,711 @@
+"""FileBackedData: construction, reading, hashing, writing, change detection, closed state and
+copies (spec sections 3.1, 3.3, 3.4 and 3.6; ``move_from`` is in test_moves.py)."""
+
+from __future__ import annotations
+
+import copy
+import gc
+import hashlib
+import io
+import os
+import pickle
+import re
+import subprocess
+import sys
+import tracemalloc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from conformance.api import FileBackedData, Implementation
+from conformance.fixtures import Blobs
+
+clause = pytest.mark.clause
+
+MiB = 1 << 20
+BIG = 64 * MiB
+"""A blob far larger than any bound below: sparse, so it costs no disk and reads fast."""
+MEMORY_BOUND = 32 * MiB
+"""Peak traced memory allowed while streaming BIG (ExecuTorch's 8 MiB chunks are well under)."""
+READ_BOUND = 1 * MiB
+"""Bytes an operation that must not read the file may still read (of BIG)."""
+PREFIX_READ_BOUND = 64 * 1024
+"""Bytes ``prefix(32)`` may read of BIG: a buffered read of one block, not the file."""
+
+Op = Callable[[FileBackedData, io.BytesIO], object]
+Copier = Callable[[FileBackedData], FileBackedData]
+
+READS: dict[str, Op] = {
+    "prefix": lambda blob, out: blob.prefix(8),
+    "sha256": lambda blob, out: blob.sha256(),
+    "to_bytes": lambda blob, out: blob.to_bytes(),
+    "write_to_file": lambda blob, out: blob.write_to_file(out),
+}
+"""Every operation that reads the file (FBD-CHANGE-1)."""
+
+AFTER_CLOSE: dict[str, Op] = {"len": lambda blob, out: len(blob), **READS}
+"""Every operation FBD-CLOSED-1 forbids after ``close()``."""
+
+
+def sparse(path: Path, size: int) -> Path:
+    """A file of ``size`` zero bytes that occupies (almost) no disk."""
+    with path.open("wb") as f:
+        f.truncate(size)
+    return path
+
+
+def zeros_digest(size: int) -> bytes:
+    """SHA-256 of ``size`` zero bytes, without holding them in memory."""
+    digest = hashlib.sha256()
+    chunk = bytes(MiB)
+    for _ in range(size // MiB):
+        digest.update(chunk)
+    digest.update(bytes(size % MiB))
+    return digest.digest()
+
+
+def io_counters() -> tuple[int, int]:
+    """(rchar, wchar) of this process: bytes it has read and written through syscalls."""
+    try:
+        text = Path("/proc/self/io").read_text(encoding="ascii")
+    except OSError:
+        pytest.skip("this machine has no /proc/self/io to count the bytes a call reads")
+    fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+    return int(fields["rchar"]), int(fields["wchar"])
+
+
+@contextmanager
+def bytes_read() -> Iterator[list[int]]:
+    """Count the bytes this process reads inside the block: ``[n]`` once the block ends."""
+    counted: list[int] = []
+    before, _ = io_counters()
+    yield counted
+    after, _ = io_counters()
+    counted.append(after - before)
+
+
+def peak_memory(call: Callable[[], object]) -> int:
+    """Peak memory traced by ``tracemalloc`` while ``call()`` runs."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        call()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak
+
+
+class CountingSink:
+    """A sink that keeps no data: it counts and hashes what it is given."""
+
+    def __init__(self, on_first_write: Callable[[], object] | None = None) -> None:
+        self.size = 0
+        self.digest = hashlib.sha256()
+        self._on_first_write = on_first_write
+
+    def write(self, data: bytes | memoryview) -> int:
+        if self._on_first_write is not None:
+            hook, self._on_first_write = self._on_first_write, None
+            hook()
+        self.size += len(data)
+        self.digest.update(data)
+        return len(data)
+
+
+class ShortWriter:
+    """A raw sink that takes at most ``limit`` bytes per call and says how many it took."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.received = bytearray()
+        self.calls = 0
+
+    def write(self, data: bytes | memoryview) -> int:
+        self.calls += 1
+        taken = bytes(data[: self.limit])
+        self.received += taken
+        return len(taken)
+
+
+class WriteOnly:
+    """The least a sink can be: an object with a ``write`` method and nothing else."""
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+
+    def write(self, data: bytes | memoryview) -> None:
+        self.parts.append(bytes(data))
+
+
+def outcome(call: Callable[[], bytes]) -> bytes | Exception:
+    """What ``call()`` returns, or the exception it raises."""
+    try:
+        return call()
+    except Exception as exc:  # the caller judges which errors are acceptable
+        return exc
+
+
+def make(kind: str, blobs: Blobs, data: bytes) -> FileBackedData:
+    """A blob holding ``data``: ``borrowed`` wraps a file, ``owned`` takes one over."""
+    return blobs.wrap(blobs.file(data)) if kind == "borrowed" else blobs.moved(data)
+
+
+KINDS = ("borrowed", "owned")
+
+
+class TestConstruction:
+    @clause("FBD-INIT-1")
+    def test_len_is_the_size_at_construction(self, impl: Implementation, blobs: Blobs) -> None:
+        path = blobs.file(b"0123456789")
+        blob = blobs.wrap(path)
+        with path.open("ab") as f:
+            f.write(b"grown afterwards")
+        assert len(blob) == 10
+
+    @clause("FBD-INIT-1")
+    def test_len_reads_nothing(self, impl: Implementation, blobs: Blobs, tmp_path: Path) -> None:
+        path = sparse(tmp_path / "big.bin", BIG)
+        with bytes_read() as read:
+            blob = blobs.wrap(path)
+            size = len(blob)
+        assert size == BIG
+        assert read[0] < READ_BOUND, f"construction and len() read {read[0]} bytes"
+
+    @clause("FBD-INIT-2")
+    @pytest.mark.parametrize("release", ["close", "close-twice", "with", "collect"])
+    def test_borrowed_file_survives_release(
+        self, impl: Implementation, blobs: Blobs, release: str
+    ) -> None:
+        path = blobs.file(b"someone else's file")
+        blob = impl.FileBackedData(str(path))
+        if release == "with":
+            with blob as entered:
+                assert entered.to_bytes() == b"someone else's file"
+        elif release == "collect":
+            del blob
+            gc.collect()
+        else:
+            blob.close()
+            if release == "close-twice":
+                blob.close()
+        assert path.read_bytes() == b"someone else's file"
+
+    @clause("FBD-INIT-2")
+    @pytest.mark.requires("subprocess")
+    def test_borrowed_file_survives_exit(self, impl: Implementation, blobs: Blobs) -> None:
+        assert impl.spec is not None
+        path = blobs.file(b"outlives the interpreter")
+        child = (
+            "import sys\n"
+            "from conformance.adapters import load_implementation\n"
+            "impl = load_implementation(sys.argv[1])\n"
+            "blob = impl.FileBackedData(sys.argv[2])\n"
+            "assert len(blob) == 24\n"  # left open: the exit backstop runs with the blob alive
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", child, impl.spec, str(path)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        assert path.read_bytes() == b"outlives the interpreter"
+
+    @clause("FBD-INIT-3")
+    @pytest.mark.parametrize("release", ["close", "with"])
+    def test_owned_file_is_deleted_on_release(
+        self, impl: Implementation, blobs: Blobs, release: str
+    ) -> None:
+        path = blobs.file(b"temporary weights")
+        blob = blobs.wrap(path, cleanup=True)
+        assert blob.to_bytes() == b"temporary weights"
+        if release == "with":
+            with blob:
+                pass
+        else:
+            blob.close()
+        assert not os.path.lexists(path)
+
+    @clause("FBD-INIT-4")
+    def test_missing_path(self, impl: Implementation, tmp_path: Path) -> None:
+        with pytest.raises(FileNotFoundError):
+            impl.FileBackedData(str(tmp_path / "absent.bin"))
+
+    @clause("FBD-INIT-5")
+    def test_pathlike_is_accepted(self, impl: Implementation, blobs: Blobs) -> None:
+        path = blobs.file(b"pathlib")
+        blob = blobs.track(impl.FileBackedData(path))
+        assert (len(blob), blob.to_bytes()) == (7, b"pathlib")
+
+    @clause("FBD-INIT-5")
+    @pytest.mark.parametrize("kind", ["bytes", "fd", "object"])
+    def test_path_of_another_type(self, impl: Implementation, blobs: Blobs, kind: str) -> None:
+        path = blobs.file(b"not named by a str")
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            value: object = {
+                "bytes": os.fsencode(path),
+                "fd": fd,  # an int names an open file descriptor to os.stat
+                "object": object(),
+            }[kind]
+            with pytest.raises(TypeError, match=re.escape(repr(value))):
+                blobs.track(impl.FileBackedData(value))
+        finally:
+            os.close(fd)
+
+    @clause("FBD-INIT-5")
+    def test_path_none(self, impl: Implementation) -> None:
+        with pytest.raises(TypeError, match="None"):
+            impl.FileBackedData(None)
+
+    @clause("FBD-INIT-5")
+    @pytest.mark.parametrize("cleanup", [False, True], ids=["borrowed", "owned"])
+    def test_directory_is_refused(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, cleanup: bool
+    ) -> None:
+        directory = tmp_path / "dir"
+        directory.mkdir()
+        with pytest.raises(IsADirectoryError):
+            blobs.wrap(directory, cleanup=cleanup)
+        assert directory.is_dir()
+
+    @clause("FBD-INIT-5")
+    @pytest.mark.parametrize("kind", ["fifo", "device"])
+    def test_other_non_regular_file(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, kind: str
+    ) -> None:
+        if kind == "device":
+            path = Path(os.devnull)
+            if not path.is_char_device():
+                pytest.skip(f"{os.devnull} is not a character device on this machine")
+            held = None
+        else:
+            path = tmp_path / "fifo"
+            os.mkfifo(path)
+            # A writer holds the FIFO open, so an implementation that opens it does not hang.
+            held = os.open(path, os.O_RDWR | os.O_NONBLOCK)
+        try:
+            with pytest.raises(ValueError, match=re.escape(str(path))):
+                blobs.wrap(path)  # never cleanup=True here: it could delete the device
+        finally:
+            if held is not None:
+                os.close(held)
+
+    @clause("FBD-INIT-6")
+    @pytest.mark.parametrize("kind", ["hex-str", "bytearray", "int"])
+    def test_digest_of_another_type(self, impl: Implementation, blobs: Blobs, kind: str) -> None:
+        data = b"digest type"
+        value: object = {
+            "hex-str": hashlib.sha256(data).hexdigest(),
+            "bytearray": bytearray(hashlib.sha256(data).digest()),
+            "int": 32,
+        }[kind]
+        with pytest.raises(TypeError, match=re.escape(repr(value))):
+            blobs.track(impl.FileBackedData(str(blobs.file(data)), sha256=value))
+
+    @clause("FBD-INIT-6")
+    @pytest.mark.parametrize("length", [0, 31, 33, 64])
+    def test_digest_of_another_length(
+        self, impl: Implementation, blobs: Blobs, length: int
+    ) -> None:
+        value = bytes(range(length))
+        with pytest.raises(ValueError, match=re.escape(repr(value))):
+            blobs.wrap(blobs.file(b"digest length"), sha256=value)
+
+    @clause("FBD-INIT-6")
+    @pytest.mark.parametrize("value", [1, 0, "yes", None], ids=["1", "0", "str", "None"])
+    def test_cleanup_of_another_type(
+        self, impl: Implementation, blobs: Blobs, value: object
+    ) -> None:
+        with pytest.raises(TypeError, match=re.escape(repr(value))):
+            blobs.track(impl.FileBackedData(str(blobs.file(b"cleanup")), cleanup=value))
+
+    @clause("FBD-INIT-7")
+    def test_owning_a_symlink_is_refused(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        target = blobs.file(b"the data")
+        link = tmp_path / "link.bin"
+        link.symlink_to(target)
+        with pytest.raises(ValueError):
+            blobs.wrap(link, cleanup=True)
+        assert link.is_symlink()
+        assert target.read_bytes() == b"the data"
+
+    @clause("FBD-INIT-7")
+    def test_borrowed_symlink_is_followed(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        target = blobs.file(b"the data behind a link")
+        link = tmp_path / "link.bin"
+        link.symlink_to(target)
+        blob = blobs.wrap(link)
+        assert (len(blob), blob.to_bytes()) == (22, b"the data behind a link")
+        dangling = tmp_path / "dangling.bin"
+        dangling.symlink_to(tmp_path / "nowhere.bin")
+        with pytest.raises(FileNotFoundError):
+            blobs.wrap(dangling)
+
+
+class TestReading:
+    DATA = bytes(range(256)) * 4
+
+    @clause("FBD-READ-1")
+    @pytest.mark.parametrize("size", [0, 1, 32, 1024, 1025, 10**9])
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_prefix(self, impl: Implementation, blobs: Blobs, kind: str, size: int) -> None:
+        blob = make(kind, blobs, self.DATA)
+        assert blob.prefix(size) == self.DATA[:size]
+
+    @clause("FBD-READ-1")
+    def test_prefix_of_an_empty_file(self, impl: Implementation, blobs: Blobs) -> None:
+        assert blobs.wrap(blobs.file(b"")).prefix(32) == b""
+
+    @clause("FBD-READ-1")
+    def test_prefix_reads_only_the_prefix(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        blob = blobs.wrap(sparse(tmp_path / "big.bin", BIG))
+        with bytes_read() as read:
+            head = blob.prefix(32)
+        assert head == bytes(32)
+        assert read[0] < PREFIX_READ_BOUND, f"prefix(32) read {read[0]} bytes"
+
+    @clause("FBD-READ-2")
+    @pytest.mark.parametrize("size", [0, 1, 3 * MiB + 5])
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_to_bytes(self, impl: Implementation, blobs: Blobs, kind: str, size: int) -> None:
+        data = os.urandom(size)
+        blob = make(kind, blobs, data)
+        result = blob.to_bytes()
+        assert type(result) is bytes
+        assert result == data
+
+    @clause("FBD-READ-3")
+    @pytest.mark.parametrize(
+        ("value", "error"),
+        [
+            (-1, ValueError),
+            (-33, ValueError),
+            (None, TypeError),
+            (1.5, TypeError),
+            (True, TypeError),
+            (False, TypeError),
+            ("3", TypeError),
+        ],
+        ids=["-1", "-33", "None", "float", "True", "False", "str"],
+    )
+    def test_prefix_argument(
+        self, impl: Implementation, blobs: Blobs, value: object, error: type[Exception]
+    ) -> None:
+        blob = blobs.moved(self.DATA)
+        with pytest.raises(error, match=re.escape(repr(value))):
+            blob.prefix(value)
+
+
+class TestHashing:
+    @clause("FBD-HASH-1")
+    @pytest.mark.parametrize("size", [0, 1, MiB + 1, 9 * MiB + 7])
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_digest(self, impl: Implementation, blobs: Blobs, kind: str, size: int) -> None:
+        data = os.urandom(size)
+        digest = make(kind, blobs, data).sha256()
+        assert type(digest) is bytes
+        assert digest == hashlib.sha256(data).digest()
+
+    @clause("FBD-HASH-2")
+    def test_digest_is_cached(self, impl: Implementation, blobs: Blobs) -> None:
+        path = blobs.file(b"first contents")
+        blob = blobs.wrap(path)
+        first = blob.sha256()
+        with path.open("r+b") as f:  # same file, same size: only a reread could notice
+            f.write(b"other contents")
+        assert blob.sha256() == first == hashlib.sha256(b"first contents").digest()
+
+    @clause("FBD-HASH-2")
+    def test_second_call_reads_nothing(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        blob = blobs.wrap(sparse(tmp_path / "big.bin", 16 * MiB))
+        first = blob.sha256()
+        with bytes_read() as read:
+            second = blob.sha256()
+        assert first == second == zeros_digest(16 * MiB)
+        assert read[0] < READ_BOUND, f"a cached sha256() read {read[0]} bytes"
+
+    @clause("FBD-HASH-3")
+    def test_hashing_memory_is_bounded(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        blob = blobs.wrap(sparse(tmp_path / "big.bin", BIG))
+        digests: list[bytes] = []
+        peak = peak_memory(lambda: digests.append(blob.sha256()))
+        assert digests == [zeros_digest(BIG)]
+        assert peak < MEMORY_BOUND, f"hashing {BIG} bytes held {peak} bytes"
+
+
+class TestWriting:
+    @clause("FBD-WRITE-1")
+    def test_at_the_current_position_of_a_file(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        blob = blobs.moved(b"BLOB")
+        target = tmp_path / "out.bin"
+        target.write_bytes(b"0123456789")
+        with target.open("r+b") as out:
+            out.seek(3)
+            blob.write_to_file(out)
+            assert out.tell() == 7
+        assert target.read_bytes() == b"012BLOB789"
+
+    @clause("FBD-WRITE-1")
+    def test_at_the_current_position_of_a_bytesio(self, impl: Implementation, blobs: Blobs) -> None:
+        blob = blobs.wrap(blobs.file(b"BLOB"))
+        out = io.BytesIO()
+        out.write(b"head:")
+        blob.write_to_file(out)
+        out.write(b":tail")
+        assert out.getvalue() == b"head:BLOB:tail"
+
+    @clause("FBD-WRITE-1")
+    @pytest.mark.parametrize("sink", ["buffered-file", "raw-file", "bytesio", "write-only"])
+    def test_any_binary_sink(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, sink: str
+    ) -> None:
+        data = os.urandom(2 * MiB + 3)
+        blob = blobs.moved(data)
+        if sink in ("buffered-file", "raw-file"):
+            target = tmp_path / "out.bin"
+            with target.open("wb", buffering=0 if sink == "raw-file" else -1) as out:
+                blob.write_to_file(out)
+            written = target.read_bytes()
+        elif sink == "bytesio":
+            buffer = io.BytesIO()
+            blob.write_to_file(buffer)
+            written = buffer.getvalue()
+        else:
+            only = WriteOnly()
+            blob.write_to_file(only)
+            written = b"".join(only.parts)
+        assert written == data
+
+    @clause("FBD-WRITE-1")
+    def test_short_writes_are_retried(self, impl: Implementation, blobs: Blobs) -> None:
+        data = os.urandom(64 * 1024 + 1)
+        blob = blobs.moved(data)
+        out = ShortWriter(limit=1000)
+        blob.write_to_file(out)
+        assert len(out.received) == len(data), f"wrote {len(out.received)} of {len(data)} bytes"
+        assert bytes(out.received) == data
+
+    @clause("FBD-WRITE-2")
+    def test_writing_memory_is_bounded(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        blob = blobs.wrap(sparse(tmp_path / "big.bin", BIG))
+        sink = CountingSink()
+        peak = peak_memory(lambda: blob.write_to_file(sink))
+        assert (sink.size, sink.digest.digest()) == (BIG, zeros_digest(BIG))
+        assert peak < MEMORY_BOUND, f"writing {BIG} bytes held {peak} bytes"
+
+
+class TestChangeDetection:
+    SIZE = 4096
+
+    @staticmethod
+    def change(path: Path, how: str) -> int | None:
+        """Change the file at ``path``; return its new size (None when it is another file)."""
+        if how == "shrink":
+            os.truncate(path, 1000)
+            return 1000
+        if how == "grow":
+            with path.open("ab") as f:
+                f.write(bytes(904))
+            return 5000
+        replacement = path.with_name("replacement.tmp")
+        replacement.write_bytes(os.urandom(TestChangeDetection.SIZE))  # same size, other inode
+        os.replace(replacement, path)
+        return None
+
+    @clause("FBD-CHANGE-1")
+    @pytest.mark.parametrize("op", list(READS))
+    @pytest.mark.parametrize("kind", KINDS)
+    @pytest.mark.parametrize("how", ["shrink", "grow", "replace"])
+    def test_changed_file_raises(
+        self, impl: Implementation, blobs: Blobs, how: str, kind: str, op: str
+    ) -> None:
+        blob = make(kind, blobs, os.urandom(self.SIZE))
+        path = blobs.path(blob)
+        new_size = self.change(path, how)
+        out = io.BytesIO()
+        try:
+            with pytest.raises(OSError) as raised:
+                READS[op](blob, out)
+            message = str(raised.value)
+            assert str(path) in message
+            if new_size is not None:
+                assert str(self.SIZE) in message and str(new_size) in message, message
+        finally:
+            blob.close()
+            if kind == "owned":  # the file that now sits at the owned path is nobody's
+                path.unlink(missing_ok=True)
+
+    @clause("FBD-CHANGE-1")
+    @pytest.mark.parametrize("how", ["shrink", "grow"])
+    def test_change_while_writing_raises(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, how: str
+    ) -> None:
+        size = 40 * MiB  # more than one chunk of any implementation within MEMORY_BOUND
+        path = sparse(tmp_path / "big.bin", size)
+        blob = blobs.wrap(path)
+
+        def change() -> None:
+            if how == "shrink":
+                os.truncate(path, MiB)
+            else:
+                with path.open("ab") as f:
+                    f.write(bytes(MiB))
+
+        sink = CountingSink(on_first_write=change)
+        with pytest.raises(OSError):
+            blob.write_to_file(sink)
+        assert sink.size <= size
+
+
+class TestClosedState:
+    @clause("FBD-CLOSED-1")
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_closed_flag(self, impl: Implementation, blobs: Blobs, kind: str) -> None:
+        blob = make(kind, blobs, b"flag")
+        assert getattr(blob, "closed", None) is False
+        blob.close()
+        assert getattr(blob, "closed", None) is True
+
+    @clause("FBD-CLOSED-1")
+    @pytest.mark.parametrize("op", list(AFTER_CLOSE))
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_use_after_close_raises(
+        self, impl: Implementation, blobs: Blobs, kind: str, op: str
+    ) -> None:
+        blob = make(kind, blobs, b"the old data")
+        path = blobs.path(blob)
+        blob.sha256()  # cached: it must not be handed out after close either
+        blob.close()
+        newcomer = path.with_name("newcomer.tmp")
+        newcomer.write_bytes(b"a new file at the old path")
+        os.replace(newcomer, path)
+        out = io.BytesIO()
+        try:
+            with pytest.raises(ValueError, match=re.escape(str(path))):
+                AFTER_CLOSE[op](blob, out)
+            assert out.getvalue() == b""
+        finally:
+            if kind == "owned":
+                path.unlink(missing_ok=True)
+
+
+class TestCopies:
+    DATA = b"weights owned by the original"
+    COPIES = pytest.mark.parametrize("copier", [copy.copy, copy.deepcopy], ids=["copy", "deepcopy"])
+
+    def owner(self, impl: Implementation, blobs: Blobs) -> FileBackedData:
+        """An owned blob that no fixture holds, so dropping it really drops it."""
+        return impl.FileBackedData.move_from(str(blobs.file(self.DATA)))
+
+    @clause("FBD-COPY-1")
+    @COPIES
+    def test_dropping_the_original_keeps_the_copy_readable(
+        self, impl: Implementation, blobs: Blobs, copier: Copier
+    ) -> None:
+        original = self.owner(impl, blobs)
+        duplicate = copier(original)
+        try:
+            del original
+            gc.collect()
+            assert outcome(duplicate.to_bytes) == self.DATA
+        finally:
+            duplicate.close()
+
+    @clause("FBD-COPY-1")
+    @COPIES
+    def test_copy_never_reads_a_file_that_replaced_the_closed_original(
+        self, impl: Implementation, blobs: Blobs, copier: Copier
+    ) -> None:
+        original = self.owner(impl, blobs)
+        path = Path(impl.path_of(original))
+        duplicate = copier(original)
+        try:
+            original.close()
+            del original
+            gc.collect()
+            path.write_bytes(b"a newcomer at the same path")
+            result = outcome(duplicate.to_bytes)
+            assert result == self.DATA or isinstance(result, (ValueError, OSError)), result
+        finally:
+            duplicate.close()
+            path.unlink(missing_ok=True)
+
+    @clause("FBD-COPY-1")
+    @COPIES
+    def test_collecting_a_copy_keeps_the_owners_file(
+        self, impl: Implementation, blobs: Blobs, copier: Copier
+    ) -> None:
+        original = self.owner(impl, blobs)
+        try:
+            duplicate = copier(original)
+            del duplicate
+            gc.collect()
+            assert outcome(original.to_bytes) == self.DATA
+        finally:
+            original.close()
+
+    def check_closing_a_copy(self, impl: Implementation, blobs: Blobs, copier: Copier) -> None:
+        original = self.owner(impl, blobs)
+        try:
+            copier(original).close()
+            result = outcome(original.to_bytes)
+            # Either the copy is the owner itself (now closed), or the owner still has its file.
+            assert result == self.DATA or (
+                isinstance(result, ValueError) and getattr(original, "closed", None) is True
+            ), f"the owner is open but its file is gone: {result!r}"
+        finally:
+            original.close()
+
+    @clause("FBD-COPY-1")
+    def test_closing_a_shallow_copy_never_deletes_under_an_open_owner(
+        self, impl: Implementation, blobs: Blobs
+    ) -> None:
+        self.check_closing_a_copy(impl, blobs, copy.copy)
+
+    @clause("FBD-COPY-1")
+    def test_closing_a_deep_copy_never_deletes_under_an_open_owner(
+        self, impl: Implementation, blobs: Blobs
+    ) -> None:
+        self.check_closing_a_copy(impl, blobs, copy.deepcopy)
+
+    @clause("FBD-COPY-1")
+    @COPIES
+    def test_closing_the_owner_deletes_the_file(
+        self, impl: Implementation, blobs: Blobs, copier: Copier
+    ) -> None:
+        original = self.owner(impl, blobs)
+        path = impl.path_of(original)
+        duplicate = copier(original)
+        try:
+            assert os.path.exists(path)
+            original.close()
+            assert not os.path.lexists(path)
+        finally:
+            duplicate.close()
+            original.close()
+
+    @clause("FBD-COPY-2")
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_pickle_is_refused(self, impl: Implementation, blobs: Blobs, kind: str) -> None:
+        blob = make(kind, blobs, b"stays in this process")
+        with pytest.raises(TypeError, match=re.escape(impl.path_of(blob))):
+            pickle.dumps(blob)

@@ -1,0 +1,517 @@
+"""Backend hooks: the program copy before preprocess, and weights blobs (spec section 5)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import tracemalloc
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, NoReturn, cast
+
+import pytest
+
+from conformance.api import (
+    FileBackedData,
+    Implementation,
+    Lowering,
+    LowMemoryWeights,
+    WeightsHooks,
+    WeightsStore,
+)
+from conformance.fixtures import Blobs
+
+clause = pytest.mark.clause
+requires = pytest.mark.requires
+
+MiB = 1 << 20
+LARGE = 64 * MiB
+MEMORY_BOUND = 16 * MiB  # a quarter of LARGE: any bounded streaming stays far below it
+READ_BOUND = 8 * MiB  # an eighth of LARGE: rereading the blob would exceed it eightfold
+
+
+def _lowering(impl: Implementation) -> Lowering:
+    assert impl.lowering is not None
+    return impl.lowering
+
+
+def _weights(impl: Implementation) -> WeightsHooks:
+    assert impl.weights is not None
+    return impl.weights
+
+
+def _store(impl: Implementation) -> WeightsStore:
+    assert impl.weights_store is not None
+    return impl.weights_store
+
+
+def _low_memory(impl: Implementation) -> LowMemoryWeights:
+    assert impl.low_memory is not None
+    return impl.low_memory
+
+
+def _program(name: str) -> dict[str, Any]:
+    """A stand-in program: nested mutable containers, as a graph and its state are."""
+    return {
+        "name": name,
+        "graph": [{"op": "linear", "args": [1, 2]}, {"op": "relu", "args": []}],
+        "state": {"weight": [0.5, 1.5], "bias": [0.0]},
+    }
+
+
+class _Submodule:
+    """A submodule to lower: a program object distinct from every other, with its own specs."""
+
+    def __init__(self, lowering: Lowering, method: str, index: int) -> None:
+        self.program = _program(f"{method}/{index}")
+        self.specs = [
+            lowering.compile_spec("partition", f"{method}/{index}".encode()),
+            lowering.compile_spec("method", method.encode()),
+        ]
+
+
+def _submodules(lowering: Lowering) -> dict[str, list[_Submodule]]:
+    """Two methods with two submodules each, every one with distinct compile specs."""
+    return {m: [_Submodule(lowering, m, i) for i in range(2)] for m in ("forward", "decode")}
+
+
+def _lower_input(subs: dict[str, list[_Submodule]]) -> dict[str, list[tuple[object, list[object]]]]:
+    return {m: [(s.program, s.specs) for s in ss] for m, ss in subs.items()}
+
+
+class _Undeepcopyable:
+    """A program the default hook cannot copy: proof that an override ran instead."""
+
+    def __deepcopy__(self, memo: dict[int, object]) -> NoReturn:
+        raise AssertionError("the default deep-copy hook ran")
+
+
+class _Copied:
+    """What the probe hook returns for a program."""
+
+    def __init__(self, program: object) -> None:
+        self.program = program
+
+
+# --- 5.1 program copy --------------------------------------------------------------------------
+
+
+@requires("copy-hook")
+class TestProgramCopy:
+    @clause("HOOK-COPY-1")
+    def test_default_is_a_deep_copy(self, impl: Implementation) -> None:
+        lowering = _lowering(impl)
+        original = _program("forward/0")
+        pristine = _program("forward/0")
+        copied = lowering.default_copy(original, [lowering.compile_spec("k", b"v")])
+        assert copied is not original
+        assert copied == original
+        assert copied["graph"] is not original["graph"]
+        assert copied["graph"][0] is not original["graph"][0]
+        assert copied["state"]["weight"] is not original["state"]["weight"]
+        copied["graph"][0]["args"].append(3)
+        copied["graph"].append({"op": "added"})
+        copied["state"]["weight"][0] = -1.0
+        copied["state"]["extra"] = [9]
+        copied["name"] = "changed"
+        assert original == pristine
+
+    @clause("HOOK-COPY-1")
+    def test_lowering_with_the_default_leaves_the_original(self, impl: Implementation) -> None:
+        lowering = _lowering(impl)
+        subs = _submodules(lowering)
+        pristine = {m: [_program(f"{m}/{i}") for i in range(2)] for m in subs}
+        received: list[object] = []
+
+        def preprocess(program: object, compile_specs: Sequence[object]) -> None:
+            received.append(program)
+            changed = cast(dict[str, Any], program)
+            changed["graph"].clear()
+            changed["state"]["weight"][0] = -1.0
+
+        lowering.lower(_lower_input(subs), None, preprocess)
+        assert len(received) == 4
+        originals = [s.program for ss in subs.values() for s in ss]
+        assert not any(r is o for r in received for o in originals)
+        assert {m: [s.program for s in ss] for m, ss in subs.items()} == pristine
+
+    @clause("HOOK-COPY-2")
+    def test_called_once_per_submodule_with_its_own_specs(self, impl: Implementation) -> None:
+        lowering = _lowering(impl)
+        subs = _submodules(lowering)
+        calls: list[tuple[object, list[object]]] = []
+
+        def copy_hook(program: object, compile_specs: Sequence[object]) -> object:
+            calls.append((program, list(compile_specs)))
+            return _Copied(program)
+
+        lowering.lower(_lower_input(subs), copy_hook, lambda program, specs: None)
+        every = [s for ss in subs.values() for s in ss]
+        assert len(calls) == len(every)
+        for sub in every:
+            mine = [specs for program, specs in calls if program is sub.program]
+            assert len(mine) == 1, f"{sub.program['name']}: copied {len(mine)} times"
+            assert mine[0] == sub.specs
+
+    @clause("HOOK-COPY-3")
+    def test_preprocess_receives_exactly_the_copies(self, impl: Implementation) -> None:
+        lowering = _lowering(impl)
+        subs = _submodules(lowering)
+        made: list[tuple[_Copied, list[object]]] = []
+        received: list[tuple[object, list[object]]] = []
+
+        def copy_hook(program: object, compile_specs: Sequence[object]) -> object:
+            copied = _Copied(program)
+            made.append((copied, list(compile_specs)))
+            return copied
+
+        def preprocess(program: object, compile_specs: Sequence[object]) -> None:
+            received.append((program, list(compile_specs)))
+
+        lowering.lower(_lower_input(subs), copy_hook, preprocess)
+        assert len(received) == len(made) == 4
+        for copied, specs in made:
+            got = [s for program, s in received if program is copied]
+            assert got == [specs], f"{copied.program!r}: preprocess got {len(got)} time(s)"
+        every = {id(s.program): s.specs for ss in subs.values() for s in ss}
+        for copied, specs in made:
+            assert specs == every[id(copied.program)]
+
+    @clause("HOOK-COPY-4")
+    def test_an_override_replaces_the_default(self, impl: Implementation) -> None:
+        lowering = _lowering(impl)
+        spec = lowering.compile_spec("k", b"v")
+        program = _Undeepcopyable()
+        with pytest.raises(AssertionError, match="default deep-copy hook ran"):
+            lowering.default_copy(program, [spec])  # the premise: the default cannot copy it
+        calls: list[object] = []
+        received: list[object] = []
+
+        def copy_hook(program: object, compile_specs: Sequence[object]) -> object:
+            calls.append(program)
+            return _Copied(program)
+
+        lowering.lower(
+            {"forward": [(program, [spec])], "decode": [(program, [spec])]},
+            copy_hook,
+            lambda program, specs: received.append(program),
+        )
+        assert calls == [program, program]
+        assert [cast(_Copied, r).program for r in received] == [program, program]
+
+
+# --- 5.2 weights blob: default hooks -----------------------------------------------------------
+
+
+@requires("weights-hooks")
+class TestDefaultWeightsHooks:
+    @clause("HOOK-MAT-1")
+    @pytest.mark.parametrize("with_specs", [False, True], ids=["no-specs", "specs"])
+    def test_materialize_returns_paths_unchanged(
+        self, impl: Implementation, tmp_path: Path, with_specs: bool
+    ) -> None:
+        so_path = tmp_path / "model.wrapper.so"
+        so_path.write_bytes(b"\x7fELF")
+        paths: list[object] = [str(so_path), str(tmp_path / "model_weights.blob")]
+        snapshot = list(paths)
+        specs: list[object] = []
+        if with_specs and impl.lowering is not None:
+            specs = [impl.lowering.compile_spec("low_memory_mode", b"OFF")]
+        assert _weights(impl).materialize(paths, specs) is paths
+        assert paths == snapshot
+
+    @clause("HOOK-LOAD-1")
+    @pytest.mark.parametrize("size", [0, 1, MiB + 7], ids=["empty", "one-byte", "1MiB+7"])
+    def test_load_returns_bytes_and_hex_digest_and_removes_the_blob(
+        self, impl: Implementation, tmp_path: Path, size: int
+    ) -> None:
+        contents = (hashlib.sha256(b"weights").digest() * (size // 32 + 1))[:size]
+        blob = tmp_path / "model_weights.blob"
+        blob.write_bytes(contents)
+        data, digest = _weights(impl).load(str(blob), [])
+        assert type(data) is bytes
+        assert data == contents
+        assert digest == hashlib.sha256(contents).hexdigest()
+        assert re.fullmatch(r"[0-9a-f]{64}", digest), digest
+        assert not blob.exists()
+
+
+@requires("weights-key")
+class TestWeightsKey:
+    @clause("HOOK-LOAD-2")
+    def test_stored_under_hex_digest_key(self, impl: Implementation, tmp_path: Path) -> None:
+        store = impl.NamedDataStore()
+        expected: dict[str, bytes] = {}
+        for n, contents in enumerate([b"partition one weights", b"partition two weights"]):
+            blob = tmp_path / f"p{n}_weights.blob"
+            blob.write_bytes(contents)
+            key = _store(impl).store(str(blob), store)
+            assert key == hashlib.sha256(contents).hexdigest() + "_weights_blob"
+            expected[key] = contents
+        assert len(expected) == 2, "different weights must get distinct keys"
+        output = store.get_named_data_store_output()
+        places = dict(output.pte_data)
+        for tag, entries in output.external_data.items():
+            for key in entries:
+                assert re.fullmatch(r"aoti_.+_blob", tag), f"{key} stored under tag {tag!r}"
+                places[key] = entries[key]
+        for key, contents in expected.items():
+            assert key in places, f"{key} is not in the store's output"
+            buffer = output.buffers[places[key].buffer_index]
+            got = buffer if isinstance(buffer, bytes) else buffer.to_bytes()
+            assert got == contents
+
+
+# --- 5.2 weights blob: low-memory mode ---------------------------------------------------------
+
+
+def _pattern(index: int, size: int) -> bytes:
+    """Chunk ``index`` of a generated blob: cheap to make, different at every index."""
+    seed = hashlib.sha256(index.to_bytes(8, "little")).digest()
+    whole, rest = divmod(size, len(seed))
+    return seed * whole + seed[:rest] if rest else seed * whole
+
+
+class _Chunks:
+    """Chunks made one at a time by a generator, hashed by the suite as they are handed out."""
+
+    def __init__(self, sizes: Sequence[int]) -> None:
+        self.sizes = list(sizes)
+        self.digest = hashlib.sha256()
+        self.length = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        for index, size in enumerate(self.sizes):
+            chunk = _pattern(index, size)
+            self.digest.update(chunk)
+            self.length += len(chunk)
+            yield chunk
+            del chunk
+
+    @property
+    def hexdigest(self) -> str:
+        return self.digest.hexdigest()
+
+
+def _large() -> _Chunks:
+    return _Chunks([2 * MiB] * (LARGE // (2 * MiB)))
+
+
+def _file_digest(path: Path | str) -> tuple[int, str]:
+    digest = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as f:
+        while chunk := f.read(MiB):
+            digest.update(chunk)
+            size += len(chunk)
+    return size, digest.hexdigest()
+
+
+def _rchar() -> int:
+    """Bytes this process has read through read(2) and friends (Linux ``/proc/self/io``)."""
+    try:
+        text = Path("/proc/self/io").read_text()
+    except OSError:
+        pytest.skip("needs /proc/self/io to count the bytes read")
+    for line in text.splitlines():
+        name, _, value = line.partition(":")
+        if name == "rchar":
+            return int(value)
+    pytest.skip("/proc/self/io has no rchar")
+
+
+def _so(tmp_path: Path) -> str:
+    so_path = tmp_path / "model.wrapper.so"
+    so_path.write_bytes(b"\x7fELF compiled model")
+    return str(so_path)
+
+
+@pytest.fixture
+def traced() -> Iterator[None]:
+    """tracemalloc running for the test (stopped at teardown)."""
+    started = not tracemalloc.is_tracing()
+    if started:
+        tracemalloc.start()
+    try:
+        yield
+    finally:
+        if started:
+            tracemalloc.stop()
+
+
+def _peak_during(action: Any) -> tuple[Any, int]:
+    """Run ``action()``; return its result and the peak of traced memory above the start."""
+    tracemalloc.reset_peak()
+    base, _ = tracemalloc.get_traced_memory()
+    result = action()
+    _, peak = tracemalloc.get_traced_memory()
+    return result, peak - base
+
+
+@requires("low-memory-weights")
+class TestLowMemory:
+    @clause("HOOK-MAT-2")
+    def test_materialize_writes_the_concatenation(
+        self, impl: Implementation, tmp_path: Path
+    ) -> None:
+        chunks = _Chunks([3 * MiB + 5, 1, 0, MiB + 1, 2 * MiB])
+        blob = Path(_low_memory(impl).materialize(_so(tmp_path), chunks))
+        try:
+            assert _file_digest(blob) == (chunks.length, chunks.hexdigest)
+        finally:
+            blob.unlink(missing_ok=True)
+
+    @clause("HOOK-MAT-2")
+    def test_materialize_holds_bounded_memory(
+        self, impl: Implementation, tmp_path: Path, traced: None
+    ) -> None:
+        chunks = _large()
+        blob, peak = _peak_during(
+            lambda: Path(_low_memory(impl).materialize(_so(tmp_path), chunks))
+        )
+        try:
+            assert peak < MEMORY_BOUND, f"materializing 64 MiB peaked at {peak / MiB:.1f} MiB"
+            assert _file_digest(blob) == (LARGE, chunks.hexdigest)
+        finally:
+            blob.unlink(missing_ok=True)
+
+    @clause("HOOK-MAT-2")
+    def test_materialize_hashes_while_writing(self, impl: Implementation, tmp_path: Path) -> None:
+        chunks = _large()
+        so_path = _so(tmp_path)
+        before = _rchar()
+        blob = Path(_low_memory(impl).materialize(so_path, chunks))
+        read = _rchar() - before
+        try:
+            assert read < READ_BOUND, f"materialize read {read / MiB:.1f} MiB back"
+            data, digest = _low_memory(impl).load(str(blob))
+            cast(FileBackedData, data).close()
+            assert digest == chunks.hexdigest
+        finally:
+            blob.unlink(missing_ok=True)
+
+    @clause("HOOK-LOW-1")
+    def test_load_takes_over_the_materialized_file(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        chunks = _Chunks([MiB + 3, MiB])
+        blob_path = _low_memory(impl).materialize(_so(tmp_path), chunks)
+        before = os.stat(blob_path)
+        data, digest = _low_memory(impl).load(blob_path)
+        owned = self._check_taken_over(impl, blobs, data, blob_path, before)
+        assert digest == chunks.hexdigest
+        assert _file_digest(owned) == (chunks.length, chunks.hexdigest)
+        blobs.track(cast(FileBackedData, data)).close()
+        assert not owned.exists()
+
+    @clause("HOOK-LOW-1")
+    def test_load_takes_over_a_large_file_in_bounded_memory(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, traced: None
+    ) -> None:
+        chunks = _large()
+        blob_path = tmp_path / "model_weights.blob"
+        with blob_path.open("wb") as f:
+            for chunk in chunks:
+                f.write(chunk)
+        before = os.stat(blob_path)
+        (data, digest), peak = _peak_during(lambda: _low_memory(impl).load(str(blob_path)))
+        owned = self._check_taken_over(impl, blobs, data, str(blob_path), before)
+        assert peak < MEMORY_BOUND, f"loading 64 MiB peaked at {peak / MiB:.1f} MiB"
+        assert digest == chunks.hexdigest
+        assert len(cast(FileBackedData, data)) == LARGE
+        blobs.track(cast(FileBackedData, data)).close()
+        assert not owned.exists()
+
+    @staticmethod
+    def _check_taken_over(
+        impl: Implementation, blobs: Blobs, data: object, blob_path: str, before: os.stat_result
+    ) -> Path:
+        assert isinstance(data, cast(type, impl.FileBackedData)), type(data)
+        blob = blobs.track(cast(FileBackedData, data))
+        owned = blobs.path(blob)
+        assert not os.path.lexists(blob_path), "the blob path still exists"
+        now = os.stat(owned)
+        assert (now.st_dev, now.st_ino) == (before.st_dev, before.st_ino), "not the same file"
+        return owned
+
+    @clause("HOOK-LOW-2")
+    def test_load_does_not_reread_the_blob_to_hash_it(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        chunks = _large()
+        blob_path = _low_memory(impl).materialize(_so(tmp_path), chunks)
+        before = _rchar()
+        data, digest = _low_memory(impl).load(blob_path)
+        read = _rchar() - before
+        blob = blobs.track(cast(FileBackedData, data))
+        assert read < READ_BOUND, f"load read {read / MiB:.1f} MiB of a 64 MiB blob"
+        assert digest == chunks.hexdigest
+        assert blob.sha256().hex() == chunks.hexdigest
+        assert _rchar() - before < READ_BOUND, "sha256() read the blob: no digest was handed on"
+
+    @clause("HOOK-LOW-4")
+    @pytest.mark.parametrize("change", ["replaced", "rewritten-same-size", "resized"])
+    def test_a_changed_blob_is_rehashed(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, change: str
+    ) -> None:
+        blob_path = _low_memory(impl).materialize(_so(tmp_path), _Chunks([4096, 4096]))
+        now = b"changed after materialize".ljust(8192 if change != "resized" else 100, b"!")
+        if change == "replaced":
+            other = tmp_path / "other.blob"
+            other.write_bytes(now)
+            os.replace(other, blob_path)
+        else:
+            stamp = os.stat(blob_path)
+            with open(blob_path, "r+b") as f:
+                f.write(now)
+                f.truncate()
+            # whatever the clock granularity, the modification time moves
+            os.utime(blob_path, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 10**9))
+        data, digest = _low_memory(impl).load(blob_path)
+        blob = blobs.track(cast(FileBackedData, data))
+        expected = hashlib.sha256(now).hexdigest()
+        assert digest == expected, "a digest computed before the blob changed was used"
+        assert blob.sha256().hex() == expected
+
+    @clause("HOOK-LOW-4")
+    def test_no_digest_outlives_its_load(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        so_path = _so(tmp_path)
+        blob_path = str(_low_memory(impl).materialize(so_path, _Chunks([4096])))
+        spelled = os.path.join(os.path.dirname(blob_path), ".", os.path.basename(blob_path))
+        first, _ = _low_memory(impl).load(spelled)  # another spelling of the same path
+        blobs.track(cast(FileBackedData, first))
+        assert not os.path.exists(blob_path)
+        later = b"a later blob at the same path, not materialized".ljust(4096, b"!")
+        Path(blob_path).write_bytes(later)
+        data, digest = _low_memory(impl).load(blob_path)
+        blob = blobs.track(cast(FileBackedData, data))
+        expected = hashlib.sha256(later).hexdigest()
+        assert digest == expected, "a digest handed on by an earlier materialize was reused"
+        assert blob.sha256().hex() == expected
+
+
+@requires("low-memory-weights")
+class TestLowMemoryFlag:
+    @clause("HOOK-LOW-3")
+    @pytest.mark.parametrize(
+        ("values", "on"),
+        [([], False), ([b"ON"], True), ([b"on"], True), ([b"OFF"], False), ([b"ON", b"ON"], True)],
+        ids=["absent", "ON", "on", "OFF", "repeated"],
+    )
+    def test_one_reading(self, impl: Implementation, values: list[bytes], on: bool) -> None:
+        assert _low_memory(impl).mode(values) is on
+
+    @clause("HOOK-LOW-3")
+    @pytest.mark.parametrize(
+        ("values", "named"),
+        [([b"maybe"], "MAYBE"), ([b"ON", b"OFF"], "OFF"), ([b"OFF", b"ON"], "ON")],
+        ids=["invalid", "on-then-off", "off-then-on"],
+    )
+    def test_invalid_or_conflicting_raise(
+        self, impl: Implementation, values: list[bytes], named: str
+    ) -> None:
+        with pytest.raises(ValueError, match=named):
+            _low_memory(impl).mode(values)

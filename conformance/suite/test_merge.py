@@ -1,0 +1,468 @@
+"""NamedDataStore: outputs and merging (spec 4.5 and 4.6)."""
+
+from __future__ import annotations
+
+import gc
+import io
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance.api import (
+    DataEntry,
+    FileBackedData,
+    Implementation,
+    NamedDataStore,
+    NamedDataStoreOutput,
+)
+from conformance.fixtures import Blobs
+
+clause = pytest.mark.clause
+
+PREFIX = b"P" * 32
+Blob = bytes | FileBackedData
+Entry = tuple[str, int, int, object]
+
+
+@dataclass(frozen=True)
+class State:
+    """An output, deeply and in order: buffers by identity, every entry by value."""
+
+    buffers: tuple[int, ...]
+    pte_data: tuple[Entry, ...]
+    external_data: tuple[tuple[str, tuple[Entry, ...]], ...]
+    keep: tuple[object, ...] = field(default=(), compare=False, repr=False)  # ids stay unique
+
+
+def _entries(entries: Mapping[str, DataEntry]) -> tuple[Entry, ...]:
+    return tuple((k, e.buffer_index, e.alignment, e.tensor_layout) for k, e in entries.items())
+
+
+def describe(out: NamedDataStoreOutput) -> State:
+    """The deep state of ``out`` as it is now."""
+    return State(
+        tuple(id(b) for b in out.buffers),
+        _entries(out.pte_data),
+        tuple((tag, _entries(entries)) for tag, entries in out.external_data.items()),
+        tuple(out.buffers),
+    )
+
+
+def state(store: NamedDataStore) -> State:
+    """The deep state of a fresh output of ``store``."""
+    return describe(store.get_named_data_store_output())
+
+
+def content(buffer: Blob) -> bytes:
+    return buffer if isinstance(buffer, bytes) else buffer.to_bytes()
+
+
+def fresh(data: bytes) -> bytes:
+    """An equal ``bytes`` object with an identity of its own."""
+    return bytes(bytearray(data))
+
+
+def duplicate_message(key: str, existing: int, new: int) -> str:
+    """The exact NDS-KEY-3 message, as a full-match regex."""
+    return (
+        "^"
+        + re.escape(
+            f"Duplicate key {key} with different data. Existing data size: {existing} bytes. "
+            f"New data size: {new} bytes."
+        )
+        + r"\Z"
+    )
+
+
+@dataclass(frozen=True)
+class Deep:
+    """``other`` before and after a merge: containers, entries, buffers, and files on disk."""
+
+    containers: tuple[int, ...]
+    outline: State
+    files: tuple[tuple[str, bool, bytes | None] | None, ...]
+
+
+def deep(impl: Implementation, out: NamedDataStoreOutput) -> Deep:
+    def on_disk(buffer: Blob) -> tuple[str, bool, bytes | None] | None:
+        if isinstance(buffer, bytes):
+            return None
+        path = impl.path_of(buffer)
+        exists = os.path.exists(path)
+        return path, exists, Path(path).read_bytes() if exists else None
+
+    containers = (
+        id(out.buffers),
+        id(out.pte_data),
+        id(out.external_data),
+        *(id(entries) for entries in out.external_data.values()),
+    )
+    return Deep(containers, describe(out), tuple(on_disk(b) for b in out.buffers))
+
+
+def readable(impl: Implementation, blob: FileBackedData, data: bytes) -> None:
+    """``blob`` is open and still holds ``data``: read, streamed and on disk."""
+    sink = io.BytesIO()
+    blob.write_to_file(sink)
+    assert (len(blob), blob.to_bytes(), sink.getvalue()) == (len(data), data, data)
+    assert Path(impl.path_of(blob)).read_bytes() == data
+
+
+def other_output(impl: Implementation, blobs: Blobs) -> tuple[NamedDataStoreOutput, list[Blob]]:
+    """A source store's output: inline and two tags, bytes and files, a shared buffer."""
+    made: list[Blob] = [
+        fresh(b"inline bytes"),
+        blobs.moved(PREFIX + b"moved file"),
+        blobs.wrap(blobs.file(PREFIX + b"wrapped file")),
+        fresh(b"tag two"),
+    ]
+    source = impl.NamedDataStore()
+    source.add_named_data("o_inline", made[0], 4, None, ("layout", 1))
+    source.add_named_data("o_moved", made[1], 16, "model_a")
+    source.add_named_data("o_wrapped", made[2], 8, None)
+    source.add_named_data("o_two", made[3], 1, "model_b")
+    source.add_named_data("o_alias", fresh(PREFIX + b"moved file"), 64, "model_b")
+    return source.get_named_data_store_output(), made
+
+
+# --------------------------------------------------------------------------------------------
+# 4.5 Outputs
+
+
+class TestOutput:
+    @clause("NDS-OUT-1")
+    def test_output_describes_the_store(self, impl: Implementation, blobs: Blobs) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("inline", b"one", 2)
+        store.add_named_data("ext", blobs.moved(b"two"), 8, "model", ("layout",))
+        store.add_named_data("alias", b"one", 4, "model")
+        out = store.get_named_data_store_output()
+        assert [content(b) for b in out.buffers] == [b"one", b"two"]
+        assert (describe(out).pte_data, describe(out).external_data) == (
+            (("inline", 0, 2, None),),
+            (("model", (("ext", 1, 8, ("layout",)), ("alias", 0, 4, None))),),
+        )
+
+    @clause("NDS-OUT-1")
+    def test_no_empty_tag_map(self, impl: Implementation) -> None:
+        store = impl.NamedDataStore()
+        assert state(store) == State((), (), ())
+        store.add_named_data("key", b"data", 1, "model")
+        with pytest.raises(ValueError):
+            store.add_named_data("key", b"other data", 1, "fresh")  # may leave a map behind
+        with pytest.raises(ValueError):
+            store.add_named_data("new", b"x", 0, "fresh too")
+        out = store.get_named_data_store_output()
+        assert list(out.external_data) == ["model"]
+        assert all(len(entries) > 0 for entries in out.external_data.values())
+
+    @clause("NDS-OUT-2")
+    def test_buffers_are_the_stored_objects(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        made: list[Blob] = [fresh(b"bytes"), blobs.moved(b"moved"), blobs.wrap(blobs.file(b"w"))]
+        files = sorted(os.listdir(tmp_path))
+        store = impl.NamedDataStore()
+        for i, blob in enumerate(made):
+            store.add_named_data(f"k{i}", blob, 1, "model" if i else None)
+        first, second = store.get_named_data_store_output(), store.get_named_data_store_output()
+        assert all(b is m for b, m in zip(first.buffers, made, strict=True))
+        assert all(b is m for b, m in zip(second.buffers, made, strict=True))
+        assert sorted(os.listdir(tmp_path)) == files  # no file was copied
+
+    @clause("NDS-OUT-3")
+    @pytest.mark.parametrize("change", ["add", "add-new-tag", "merge"])
+    def test_output_is_a_snapshot(self, impl: Implementation, change: str) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("inline", b"one")
+        store.add_named_data("ext", b"two", 1, "model")
+        earlier = store.get_named_data_store_output()
+        before = describe(earlier)
+        if change == "add":
+            store.add_named_data("later", b"three")
+            store.add_named_data("later ext", b"four", 1, "model")
+        elif change == "add-new-tag":
+            store.add_named_data("later", b"three", 1, "new tag")
+        else:
+            source = impl.NamedDataStore()
+            source.add_named_data("merged", b"five")
+            source.add_named_data("merged ext", b"six", 1, "model")
+            store.merge_named_data_store(source.get_named_data_store_output())
+        assert describe(earlier) == before
+        assert state(store) != before
+
+    @clause("NDS-OUT-3")
+    @pytest.mark.requires("externalize")
+    def test_output_is_a_snapshot_across_externalize(self, impl: Implementation) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("inline", b"one")
+        store.add_named_data("ext", b"two", 1, "model")
+        earlier = store.get_named_data_store_output()
+        before = describe(earlier)
+        store.externalize_pte_data(100, "constants")  # type: ignore[attr-defined]
+        assert describe(earlier) == before
+        assert state(store) != before
+
+
+# --------------------------------------------------------------------------------------------
+# 4.6 Merging
+
+
+class TestMerge:
+    @clause("NDS-MERGE-1")
+    def test_replays_inline_first_then_each_tag_in_order(
+        self, impl: Implementation, blobs: Blobs
+    ) -> None:
+        x, z, w, v, mine = (fresh(d) for d in (b"x", b"z", b"w", b"v", b"mine"))
+        on_disk = blobs.moved(b"y")
+        source = impl.NamedDataStore()
+        source.add_named_data("x", x, 8, "t1", ("lx",))
+        source.add_named_data("on_disk", on_disk, 2, "t1")
+        source.add_named_data("y", fresh(b"y"), 4)  # shares on_disk's buffer in the source
+        source.add_named_data("z", z, 16, "t2")
+        source.add_named_data("w", w, 32, "t1")
+        source.add_named_data("v", v, 1, None, ("lv",))
+        target = impl.NamedDataStore()
+        target.add_named_data("mine", mine, 2, "t2")
+        target.merge_named_data_store(source.get_named_data_store_output())
+        # Inline entries first (y, then v), then t1 (x, on_disk, w), then t2 (z).
+        assert state(target) == State(
+            tuple(map(id, (mine, on_disk, v, x, w, z))),
+            (("y", 1, 4, None), ("v", 2, 1, ("lv",))),
+            (
+                ("t2", (("mine", 0, 2, None), ("z", 5, 16, None))),
+                ("t1", (("x", 3, 8, ("lx",)), ("on_disk", 1, 2, None), ("w", 4, 32, None))),
+            ),
+        )
+
+    @clause("NDS-MERGE-2")
+    def test_other_is_not_mutated(self, impl: Implementation, blobs: Blobs) -> None:
+        other, _ = other_output(impl, blobs)
+        before = deep(impl, other)
+        target = impl.NamedDataStore()
+        target.add_named_data("t_inline", fresh(b"inline bytes"), 4, None, ("layout", 1))
+        target.add_named_data("t_file", blobs.moved(PREFIX + b"wrapped file"))
+        target.add_named_data("t_moved", blobs.wrap(blobs.file(PREFIX + b"moved file")))
+        target.merge_named_data_store(other)
+        assert deep(impl, other) == before
+        target.merge_named_data_store(other)
+        assert deep(impl, other) == before
+
+    @clause("NDS-MERGE-3")
+    def test_files_of_other_stay_open_and_readable(
+        self, impl: Implementation, blobs: Blobs
+    ) -> None:
+        other, made = other_output(impl, blobs)
+        mine = blobs.wrap(blobs.file(PREFIX + b"moved file"))  # equal to other's moved file
+        for _ in range(2):
+            target = impl.NamedDataStore()
+            target.add_named_data("mine", mine)
+            target.merge_named_data_store(other)
+            target.merge_named_data_store(other)
+            del target
+            gc.collect()
+        for blob in made:
+            if not isinstance(blob, bytes):
+                readable(
+                    impl, blob, PREFIX + (b"moved file" if blob is made[1] else b"wrapped file")
+                )
+        readable(impl, mine, PREFIX + b"moved file")
+
+    @clause("NDS-MERGE-2", "NDS-MERGE-3")
+    @pytest.mark.parametrize("kinds", [("file", "file"), ("bytes", "file"), ("file", "bytes")])
+    def test_dedup_keeps_each_side_its_own_object(
+        self, impl: Implementation, blobs: Blobs, kinds: tuple[str, str]
+    ) -> None:
+        data = PREFIX + b"the same weights"
+
+        def blob(kind: str) -> Blob:
+            return fresh(data) if kind == "bytes" else blobs.moved(data)
+
+        theirs, mine = blob(kinds[0]), blob(kinds[1])
+        source = impl.NamedDataStore()
+        source.add_named_data("theirs", theirs, 1, "model")
+        other = source.get_named_data_store_output()
+        target = impl.NamedDataStore()
+        target.add_named_data("mine", mine, 1, "model")
+        target.merge_named_data_store(other)
+        assert len(target.get_named_data_store_output().buffers) == 1
+        assert target.get_named_data_store_output().buffers[0] is mine
+        assert len(other.buffers) == 1 and other.buffers[0] is theirs
+        for each in (theirs, mine):
+            if not isinstance(each, bytes):
+                readable(impl, each, data)
+        again = impl.NamedDataStore()
+        again.merge_named_data_store(other)
+        assert again.get_named_data_store_output().buffers[0] is theirs
+
+    @clause("NDS-MERGE-4")
+    def test_same_output_into_several_stores_and_twice(
+        self, impl: Implementation, blobs: Blobs
+    ) -> None:
+        other, made = other_output(impl, blobs)
+        first = impl.NamedDataStore()
+        first.add_named_data("own", b"own data", 1, "model_a")
+        first.merge_named_data_store(other)
+        after_one = state(first)
+        first.merge_named_data_store(other)
+        assert state(first) == after_one
+        second, third = impl.NamedDataStore(), impl.NamedDataStore()
+        second.merge_named_data_store(other)
+        third.merge_named_data_store(other)
+        assert state(second) == state(third)
+        assert [id(b) for b in second.get_named_data_store_output().buffers] == [
+            id(made[0]),
+            id(made[2]),
+            id(made[1]),
+            id(made[3]),
+        ]
+        keys = {*other.pte_data, *(k for m in other.external_data.values() for k in m)}
+        merged = second.get_named_data_store_output()
+        assert {*merged.pte_data, *(k for m in merged.external_data.values() for k in m)} == keys
+
+    @clause("NDS-MERGE-5")
+    @pytest.mark.parametrize("tag", [None, "model"], ids=["inline", "external"])
+    def test_conflict_raises(self, impl: Implementation, blobs: Blobs, tag: str | None) -> None:
+        source = impl.NamedDataStore()
+        source.add_named_data("key.1", blobs.moved(b"data2 longer"), 1, tag)
+        target = impl.NamedDataStore()
+        target.add_named_data("key.1", b"data1", 1, tag)
+        other = source.get_named_data_store_output()
+        with pytest.raises(ValueError, match=duplicate_message("key.1", 5, 12)):
+            target.merge_named_data_store(other)
+
+    @clause("NDS-MERGE-6")
+    @pytest.mark.parametrize("tag", [None, "model_b"], ids=["inline", "external"])
+    def test_failed_merge_leaves_the_target_as_it_was(
+        self, impl: Implementation, blobs: Blobs, tag: str | None
+    ) -> None:
+        source = impl.NamedDataStore()
+        source.add_named_data("new inline", b"new inline")
+        source.add_named_data("shared", b"same in both", 8)
+        source.add_named_data("new ext", blobs.moved(b"new file"), 4, "model_a")
+        source.add_named_data("new ext 2", b"new ext 2", 4, "model_b")
+        source.add_named_data("conflict", PREFIX + b"theirs", 1, tag)  # replayed last
+        target = impl.NamedDataStore()
+        target.add_named_data("shared", b"same in both", 2)
+        target.add_named_data("conflict", PREFIX + b"mine!!", 1, tag)
+        before = state(target)
+        with pytest.raises(ValueError, match=duplicate_message("conflict", 38, 38)):
+            target.merge_named_data_store(source.get_named_data_store_output())
+        assert state(target) == before
+
+    @clause("NDS-MERGE-7")
+    @pytest.mark.parametrize(
+        "case",
+        [
+            "key-in-pte-and-external",
+            "key-in-two-tags",
+            "index-too-big",
+            "index-negative",
+            "index-str",
+            "index-float",
+            "index-None",
+        ],
+    )
+    def test_malformed_other(self, impl: Implementation, case: str) -> None:
+        buffers = [b"zero", b"one"]
+        good = impl.DataEntry(0, 1, None)
+        index: object = {
+            "index-too-big": 2,
+            "index-negative": -1,
+            "index-str": "1",
+            "index-float": 1.0,
+            "index-None": None,
+        }.get(case, 1)
+        bad = impl.DataEntry(index, 4, None)
+        pte = (
+            {"good": good, "bad_key": bad} if case == "key-in-pte-and-external" else {"good": good}
+        )
+        external = {"model": {"good ext": impl.DataEntry(1, 1, None), "bad_key": bad}}
+        if case == "key-in-two-tags":
+            external["other"] = {"bad_key": bad}
+        other = impl.NamedDataStoreOutput(buffers, pte, external)
+        target = impl.NamedDataStore()
+        target.add_named_data("mine", b"mine")
+        before = state(target)
+        with pytest.raises(ValueError, match="bad_key"):
+            target.merge_named_data_store(other)
+        assert state(target) == before
+
+    @clause("NDS-MERGE-8")
+    def test_new_file_buffer_is_the_same_object(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        theirs = blobs.moved(PREFIX + b"a large file")
+        source = impl.NamedDataStore()
+        source.add_named_data("theirs", theirs, 16, "model")
+        other = source.get_named_data_store_output()
+        files = sorted(os.listdir(tmp_path))
+        target = impl.NamedDataStore()
+        target.add_named_data("mine", b"mine")
+        target.merge_named_data_store(other)
+        buffers = target.get_named_data_store_output().buffers
+        assert len(buffers) == 2 and buffers[1] is theirs
+        assert sorted(os.listdir(tmp_path)) == files  # nothing copied
+        del target, buffers, source
+        gc.collect()  # the target never owned it: dropping the stores releases nothing
+        readable(impl, theirs, PREFIX + b"a large file")
+
+
+# --------------------------------------------------------------------------------------------
+# Property: merging never changes `other`, and merging again changes nothing
+
+ITEMS = st.lists(
+    st.tuples(
+        st.sampled_from([b"a", b"b", PREFIX + b"x", PREFIX + b"y", b""]),
+        st.sampled_from([None, "t1", "t2"]),
+        st.sampled_from([1, 4, 6]),
+    ),
+    max_size=8,
+)
+
+
+@clause("NDS-MERGE-1", "NDS-MERGE-2", "NDS-MERGE-4")
+@settings(deadline=None)
+@given(mine=ITEMS, theirs=ITEMS, shared=st.lists(st.integers(0, 3), max_size=4, unique=True))
+def test_merge_property(
+    impl: Implementation,
+    mine: list[tuple[bytes, str | None, int]],
+    theirs: list[tuple[bytes, str | None, int]],
+    shared: list[int],
+) -> None:
+    def fill(items: list[tuple[bytes, str | None, int]], prefix: str) -> NamedDataStore:
+        store = impl.NamedDataStore()
+        for j in shared:  # the same key, contents, place and alignment on both sides
+            store.add_named_data(
+                f"shared{j}", f"shared {j}".encode(), 2**j, "t1" if j % 2 else None
+            )
+        for i, (data, tag, alignment) in enumerate(items):
+            store.add_named_data(f"{prefix}{i}", fresh(data), alignment, tag)
+        return store
+
+    target = fill(mine, "mine")
+    other = fill(theirs, "theirs").get_named_data_store_output()
+    before = deep(impl, other)
+    target.merge_named_data_store(other)
+    merged = state(target)
+    assert deep(impl, other) == before
+    target.merge_named_data_store(other)
+    assert state(target) == merged
+    assert deep(impl, other) == before
+    out = target.get_named_data_store_output()
+    contents = {
+        k: content(out.buffers[e.buffer_index])
+        for entries in (out.pte_data, *out.external_data.values())
+        for k, e in entries.items()
+    }
+    expected = {f"shared{j}": f"shared {j}".encode() for j in shared}
+    expected |= {f"mine{i}": data for i, (data, _, _) in enumerate(mine)}
+    expected |= {f"theirs{i}": data for i, (data, _, _) in enumerate(theirs)}
+    assert contents == expected
+    assert sorted(content(b) for b in out.buffers) == sorted(set(expected.values()))

@@ -1,0 +1,580 @@
+"""FileBackedData.move_from: taking a file over by a rename in its own directory (spec section 3.2).
+
+Same-filesystem moves are checked twice: in a fake filesystem (pyfakefs) with mount points, where
+the system temporary directory is a filesystem of its own, and on the real filesystem, in the test
+directory and under ``/dev/shm`` when that is another device. Tests with the ``fs`` fixture create
+and close every object themselves: an object outliving the fake filesystem would be finalized
+against the real one.
+"""
+
+from __future__ import annotations
+
+import errno
+import fnmatch
+import hashlib
+import os
+import shutil
+import stat
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pyfakefs.fake_filesystem import FakeFilesystem
+
+from conformance.api import FileBackedData, Implementation
+from conformance.fixtures import PLACEHOLDER_GLOB, Blobs, placeholders
+
+clause = pytest.mark.clause
+
+MiB = 1 << 20
+BIG = 64 * MiB
+"""A sparse file far larger than READ_BOUND: reading or copying it would show."""
+READ_BOUND = 1 * MiB
+"""Bytes ``move_from`` (or a trusted ``sha256()``) may read or write while handling BIG."""
+
+NON_ROOT = pytest.mark.parametrize("fs", [[None, None, None, False]], indirect=True, ids=["user"])
+"""pyfakefs with ``allow_root_user=False``: permissions are enforced although we run as root."""
+
+
+def placeholder_names(directory: str | Path) -> list[str]:
+    """Placeholder-named entries (files or links) directly in ``directory``."""
+    return sorted(n for n in os.listdir(directory) if fnmatch.fnmatch(n, PLACEHOLDER_GLOB))
+
+
+def remove_placeholders(directory: Path) -> None:
+    """Remove placeholders an implementation leaked (after the test has judged them)."""
+    for leaked in placeholders(directory):
+        leaked.unlink()
+
+
+def describe(path: Path) -> tuple[object, ...]:
+    """What is at ``path``, without following a link: enough to tell it was left untouched."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return ("absent",)
+    if stat.S_ISLNK(st.st_mode):
+        return ("link", st.st_ino, os.readlink(path))
+    if stat.S_ISDIR(st.st_mode):
+        return ("dir", st.st_ino, sorted(os.listdir(path)))
+    return ("file", st.st_ino, stat.S_IMODE(st.st_mode), path.read_bytes())
+
+
+def io_counters() -> tuple[int, int]:
+    """(rchar, wchar): bytes this process has read and written through syscalls."""
+    try:
+        text = Path("/proc/self/io").read_text(encoding="ascii")
+    except OSError:
+        pytest.skip("this machine has no /proc/self/io to count the bytes a call reads")
+    fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+    return int(fields["rchar"]), int(fields["wchar"])
+
+
+def sparse(path: Path, size: int) -> Path:
+    with path.open("wb") as f:
+        f.truncate(size)
+    return path
+
+
+def attempt(
+    impl: Implementation, blobs: Blobs, path: str, sha256: Any = None
+) -> BaseException | None:
+    """Call ``move_from``; return what it raised, or None (the object it made is closed later)."""
+    try:
+        blobs.track(impl.FileBackedData.move_from(path, sha256=sha256))
+    except (Exception, KeyboardInterrupt) as exc:
+        return exc
+    return None
+
+
+def fake_mounts(fs: FakeFilesystem) -> None:
+    """Two filesystems under /mnt, and the system temporary directory on a third."""
+    fs.add_mount_point("/mnt/a")
+    fs.add_mount_point("/mnt/b")
+    fs.add_mount_point(tempfile.gettempdir(), can_exist=True)
+
+
+def check_placed_beside(moved: str, source: str, dev: int) -> None:
+    """``moved`` is a placeholder in the source's directory, on the source's device."""
+    assert os.path.dirname(os.path.abspath(moved)) == os.path.dirname(os.path.abspath(source))
+    assert fnmatch.fnmatch(os.path.basename(moved), PLACEHOLDER_GLOB), moved
+    assert os.stat(moved).st_dev == dev
+
+
+def check_control(source: str) -> None:
+    """The negative control: a placeholder in the system temporary directory is caught twice.
+
+    Renaming onto it fails with EXDEV (so the filesystem models devices), and
+    ``check_placed_beside`` rejects it (so a move that copied there would fail the tests too).
+    """
+    fd, placeholder = tempfile.mkstemp(prefix=".executorch_", suffix=".data")
+    os.close(fd)
+    try:
+        with pytest.raises(AssertionError):
+            check_placed_beside(placeholder, source, os.stat(source).st_dev)
+        with pytest.raises(OSError) as crossing:
+            os.replace(source, placeholder)
+        assert crossing.value.errno == errno.EXDEV
+    finally:
+        if os.path.lexists(placeholder):  # pyfakefs unlinks the target before raising EXDEV
+            os.unlink(placeholder)
+
+
+class TestTakeOver:
+    @clause("FBD-MOVE-1")
+    def test_takes_the_file(self, impl: Implementation, blobs: Blobs) -> None:
+        source = blobs.file(b"multi-GB weights, in miniature")
+        blob = blobs.move(source)
+        moved = blobs.path(blob)
+        assert not os.path.lexists(source)
+        assert moved != source
+        assert moved.read_bytes() == b"multi-GB weights, in miniature"
+        assert (len(blob), blob.to_bytes()) == (30, b"multi-GB weights, in miniature")
+        blob.close()
+        assert not os.path.lexists(moved), "the object does not own the file it took"
+
+    @clause("FBD-MOVE-1")
+    def test_reads_and_copies_nothing(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        source = sparse(tmp_path / "big.bin", BIG)
+        read_before, written_before = io_counters()
+        blob = blobs.move(source)
+        read_after, written_after = io_counters()
+        assert len(blob) == BIG
+        assert read_after - read_before < READ_BOUND, "move_from read the file"
+        assert written_after - written_before < READ_BOUND, "move_from copied the file"
+
+    @clause("FBD-MOVE-2")
+    def test_placeholder_in_the_source_directory(
+        self,
+        impl: Implementation,
+        blobs: Blobs,
+        tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        directory = tmp_path / "deep" / "dir"
+        directory.mkdir(parents=True)
+        source = blobs.file(b"renamed in place", directory=directory)
+        calls: list[tuple[str, str]] = []
+        replace = os.replace
+
+        def spy(src: Any, dst: Any, *args: Any, **kwargs: Any) -> None:
+            calls.append((os.path.abspath(src), os.path.abspath(dst)))
+            replace(src, dst, *args, **kwargs)
+
+        monkeypatch.setattr(os, "replace", spy)
+        blob = blobs.move(source)
+        check_placed_beside(impl.path_of(blob), str(source), os.stat(directory).st_dev)
+        assert (str(source), os.path.abspath(impl.path_of(blob))) in calls
+        assert placeholder_names(directory) == [blobs.path(blob).name]
+        assert placeholder_names(tmp_path) == []
+
+    @clause("FBD-MOVE-2")
+    def test_bare_name_in_the_current_directory(
+        self,
+        impl: Implementation,
+        blobs: Blobs,
+        tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        cwd = tmp_path / "cwd"
+        cwd.mkdir()
+        (cwd / "x.bin").write_bytes(b"a bare name")
+        monkeypatch.chdir(cwd)
+        blob = impl.FileBackedData.move_from("x.bin")
+        try:  # closed here, while the current directory is still the one it was made in
+            check_placed_beside(impl.path_of(blob), str(cwd / "x.bin"), os.stat(cwd).st_dev)
+            assert blob.to_bytes() == b"a bare name"
+        finally:
+            blob.close()
+
+    @clause("FBD-MOVE-2", "FBD-MOVE-3")
+    def test_fake_mounts_nested_path(self, impl: Implementation, fs: FakeFilesystem) -> None:
+        fake_mounts(fs)
+        os.makedirs("/mnt/b/dir")
+        fs.create_file("/mnt/b/dir/x.bin", contents=b"on mount b")
+        check_control("/mnt/b/dir/x.bin")
+        dev = os.stat("/mnt/b/dir/x.bin").st_dev
+        assert dev not in (os.stat("/mnt/a").st_dev, os.stat(tempfile.gettempdir()).st_dev)
+        blob = impl.FileBackedData.move_from("/mnt/b/dir/x.bin")
+        try:
+            check_placed_beside(impl.path_of(blob), "/mnt/b/dir/x.bin", dev)
+            assert blob.to_bytes() == b"on mount b"
+            assert placeholder_names(tempfile.gettempdir()) == []
+        finally:
+            blob.close()
+
+    @clause("FBD-MOVE-2", "FBD-MOVE-3")
+    def test_fake_mounts_bare_name(self, impl: Implementation, fs: FakeFilesystem) -> None:
+        fake_mounts(fs)
+        os.makedirs("/mnt/a/dir")
+        fs.create_file("/mnt/a/dir/x.bin", contents=b"on mount a")
+        check_control("/mnt/a/dir/x.bin")
+        os.chdir("/mnt/a/dir")
+        dev = os.stat("x.bin").st_dev
+        blob = impl.FileBackedData.move_from("x.bin")
+        try:
+            check_placed_beside(impl.path_of(blob), "/mnt/a/dir/x.bin", dev)
+            assert blob.to_bytes() == b"on mount a"
+            assert placeholder_names(tempfile.gettempdir()) == []
+        finally:
+            blob.close()
+
+    @clause("FBD-MOVE-6")
+    def test_same_inode_and_mode(self, impl: Implementation, blobs: Blobs) -> None:
+        source = blobs.file(b"keeps its inode")
+        source.chmod(0o640)
+        before = os.stat(source)
+        after = os.stat(blobs.path(blobs.move(source)))
+        assert (after.st_dev, after.st_ino) == (before.st_dev, before.st_ino)
+        assert stat.S_IMODE(after.st_mode) == 0o640
+
+
+@pytest.fixture
+def shm_dir(tmp_path: Path) -> Iterator[Path]:
+    """A directory under /dev/shm, on another device than the test directory."""
+    root = Path("/dev/shm")
+    if not root.is_dir():
+        pytest.skip("this machine has no /dev/shm: no second filesystem to move within")
+    if root.stat().st_dev == tmp_path.stat().st_dev:
+        pytest.skip("/dev/shm is on the same filesystem as the test directory here")
+    try:
+        directory = Path(tempfile.mkdtemp(prefix="cordspec-", dir=root))
+    except OSError as exc:
+        pytest.skip(f"cannot create a directory in /dev/shm here: {exc}")
+    try:
+        yield directory
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+@clause("FBD-MOVE-2", "FBD-MOVE-3", "FBD-MOVE-6")
+def test_on_another_device(impl: Implementation, tmp_path: Path, shm_dir: Path) -> None:
+    control = shm_dir / "control.bin"
+    control.write_bytes(b"control")
+    with pytest.raises(OSError) as crossing:  # a placeholder in the test dir would fail here
+        os.replace(control, tmp_path / "control.bin")
+    assert crossing.value.errno == errno.EXDEV
+    source = shm_dir / "x.bin"
+    source.write_bytes(b"in shared memory")
+    source.chmod(0o640)
+    before = os.stat(source)
+    blob = impl.FileBackedData.move_from(str(source))
+    try:
+        check_placed_beside(impl.path_of(blob), str(source), before.st_dev)
+        after = os.stat(impl.path_of(blob))
+        assert (after.st_ino, stat.S_IMODE(after.st_mode)) == (before.st_ino, 0o640)
+        assert blob.to_bytes() == b"in shared memory"
+    finally:
+        blob.close()
+    assert placeholder_names(shm_dir) == []
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A ``move_from`` that must fail: what is passed, and what must be left as it was."""
+
+    path: str
+    source: Path
+    sha256: Any = None
+
+
+def make_failure(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Failure:
+    directory = tmp_path / "src"
+    directory.mkdir()
+    if case == "missing":
+        return Failure(str(directory / "absent.bin"), directory / "absent.bin")
+    if case in ("directory", "directory-slash"):
+        named = directory / "dir"
+        named.mkdir()
+        (named / "inner.bin").write_bytes(b"inside")
+        return Failure(str(named) + ("/" if case == "directory-slash" else ""), named)
+    source = directory / "x.bin"
+    source.write_bytes(b"the user's weights")
+    if case == "file-slash":
+        return Failure(str(source) + "/", source)
+    if case == "live-link":
+        target = tmp_path / "target.bin"
+        target.write_bytes(b"behind the link")
+        link = directory / "link.bin"
+        link.symlink_to(target)
+        return Failure(str(link), link)
+    if case == "hex-digest":
+        return Failure(str(source), source, hashlib.sha256(b"the user's weights").hexdigest())
+    raised: BaseException = {
+        "replace-exdev": OSError(errno.EXDEV, "Invalid cross-device link"),
+        "replace-denied": PermissionError(errno.EACCES, "Permission denied"),
+        "replace-interrupted": KeyboardInterrupt(),
+    }[case]
+
+    def failing_replace(*args: Any, **kwargs: Any) -> None:
+        raise raised
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    return Failure(str(source), source)
+
+
+FAILURES = [
+    "missing",
+    "directory",
+    "directory-slash",
+    "file-slash",
+    "live-link",
+    "hex-digest",
+    "replace-exdev",
+    "replace-denied",
+]
+"""Failures (when they fail: a live link or an unchecked digest may be taken) to clean up after.
+A dangling link and an interrupted rename have tests of their own (ExecuTorch 1.5.1 leaks there)."""
+
+
+class TestFailure:
+    @clause("FBD-MOVE-4")
+    @pytest.mark.parametrize("case", FAILURES)
+    def test_leaves_no_placeholder(
+        self,
+        impl: Implementation,
+        blobs: Blobs,
+        tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch,
+        case: str,
+    ) -> None:
+        failure = make_failure(case, tmp_path, monkeypatch)
+        if attempt(impl, blobs, failure.path, failure.sha256) is not None:
+            assert placeholders(tmp_path) == []
+
+    @clause("FBD-MOVE-5")
+    @pytest.mark.parametrize("case", [*FAILURES, "replace-interrupted"])
+    def test_keeps_the_source(
+        self,
+        impl: Implementation,
+        blobs: Blobs,
+        tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch,
+        case: str,
+    ) -> None:
+        failure = make_failure(case, tmp_path, monkeypatch)
+        before = describe(failure.source)
+        try:
+            if attempt(impl, blobs, failure.path, failure.sha256) is not None:
+                assert describe(failure.source) == before
+        finally:
+            remove_placeholders(tmp_path)  # judged by the FBD-MOVE-4 tests, not here
+
+    @clause("FBD-MOVE-4")
+    def test_interrupted_rename_leaves_no_placeholder(
+        self,
+        impl: Implementation,
+        blobs: Blobs,
+        tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        failure = make_failure("replace-interrupted", tmp_path, monkeypatch)
+        try:
+            assert isinstance(attempt(impl, blobs, failure.path), KeyboardInterrupt)
+            assert placeholders(tmp_path) == []
+        finally:
+            remove_placeholders(tmp_path)
+
+    @staticmethod
+    def dangling(tmp_path: Path) -> Path:
+        link = tmp_path / "dangling.bin"
+        link.symlink_to(tmp_path / "nowhere.bin")
+        return link
+
+    @clause("FBD-MOVE-4")
+    def test_dangling_link_leaves_no_placeholder(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        link = self.dangling(tmp_path)
+        try:
+            if attempt(impl, blobs, str(link)) is not None:
+                assert placeholders(tmp_path) == []
+        finally:
+            remove_placeholders(tmp_path)
+
+    @clause("FBD-MOVE-5")
+    def test_dangling_link_is_kept(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        link = self.dangling(tmp_path)
+        before = describe(link)
+        try:
+            if attempt(impl, blobs, str(link)) is not None:
+                assert describe(link) == before
+        finally:
+            remove_placeholders(tmp_path)
+
+    @clause("FBD-MOVE-4", "FBD-MOVE-5")
+    @NON_ROOT
+    def test_read_only_directory(self, impl: Implementation, fs: FakeFilesystem) -> None:
+        fs.create_file("/data/ro/x.bin", contents=b"cannot be renamed")
+        os.chmod("/data/ro", 0o555)
+        with pytest.raises(PermissionError):  # the fake filesystem enforces it for us
+            open("/data/ro/probe.bin", "wb").close()
+        made: list[FileBackedData] = []
+        try:
+            with pytest.raises(OSError):
+                made.append(impl.FileBackedData.move_from("/data/ro/x.bin"))
+        finally:
+            os.chmod("/data/ro", 0o755)
+            for blob in made:
+                blob.close()
+        assert os.listdir("/data/ro") == ["x.bin"]
+        with open("/data/ro/x.bin", "rb") as f:
+            assert f.read() == b"cannot be renamed"
+
+
+class TestOnlyRegularFiles:
+    @clause("FBD-MOVE-8")
+    def test_live_link_is_refused(self, impl: Implementation, blobs: Blobs, tmp_path: Path) -> None:
+        target = blobs.file(b"behind the link")
+        link = tmp_path / "link.bin"
+        link.symlink_to(target)
+        with pytest.raises(ValueError):
+            blobs.move(link)
+
+    @clause("FBD-MOVE-8")
+    def test_dangling_link_is_refused(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        link = tmp_path / "dangling.bin"
+        link.symlink_to(tmp_path / "nowhere.bin")
+        try:
+            with pytest.raises(ValueError):
+                blobs.move(link)
+        finally:
+            remove_placeholders(tmp_path)
+
+    @clause("FBD-MOVE-8")
+    @pytest.mark.parametrize("case", ["directory", "file-slash"])
+    def test_directory(self, impl: Implementation, blobs: Blobs, tmp_path: Path, case: str) -> None:
+        if case == "directory":
+            (tmp_path / "dir").mkdir()
+            path = str(tmp_path / "dir")
+        else:
+            path = str(blobs.file(b"a file named as a directory")) + "/"
+        with pytest.raises((IsADirectoryError, NotADirectoryError)):
+            blobs.move(path)
+
+    @clause("FBD-MOVE-8")
+    def test_directory_with_a_trailing_slash_is_refused(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        (tmp_path / "dir").mkdir()
+        with pytest.raises((IsADirectoryError, NotADirectoryError)):
+            blobs.move(str(tmp_path / "dir") + "/")
+
+    @clause("FBD-MOVE-8")
+    @NON_ROOT
+    @pytest.mark.parametrize(
+        ("path", "error"),
+        [
+            ("/data/dir", (IsADirectoryError, NotADirectoryError)),
+            ("/data/dir/", (IsADirectoryError, NotADirectoryError)),
+            ("/data/link.bin", ValueError),
+            ("/data/dangling.bin", ValueError),
+        ],
+        ids=["directory", "directory-slash", "live-link", "dangling-link"],
+    )
+    def test_checked_before_any_placeholder(
+        self,
+        impl: Implementation,
+        fs: FakeFilesystem,
+        path: str,
+        error: type[Exception] | tuple[type[Exception], ...],
+    ) -> None:
+        # In read-only directories, making a placeholder first fails with PermissionError.
+        fs.create_file("/data/dir/inner.bin", contents=b"inside")
+        fs.create_file("/data/target.bin", contents=b"behind the link")
+        os.symlink("/data/target.bin", "/data/link.bin")
+        os.symlink("/data/nowhere.bin", "/data/dangling.bin")
+        os.chmod("/data/dir", 0o555)
+        os.chmod("/data", 0o555)
+        with pytest.raises(PermissionError):  # the fake filesystem enforces it for us
+            open("/data/probe.bin", "wb").close()
+        made: list[FileBackedData] = []
+        try:
+            with pytest.raises(error):
+                made.append(impl.FileBackedData.move_from(path))
+        finally:
+            os.chmod("/data", 0o755)
+            os.chmod("/data/dir", 0o755)
+            for blob in made:
+                blob.close()
+
+
+class TestTrustedDigest:
+    SUPPLIED = hashlib.sha256(b"what the writer hashed").digest()
+
+    @staticmethod
+    def make(impl: Implementation, blobs: Blobs, how: str, path: Path, digest: bytes) -> Any:
+        if how == "move_from":
+            return blobs.move(path, sha256=digest)
+        return blobs.wrap(path, cleanup=how == "owned", sha256=digest)
+
+    @clause("FBD-MOVE-7")
+    @pytest.mark.parametrize("how", ["move_from", "borrowed", "owned"])
+    def test_supplied_digest_is_returned(
+        self, impl: Implementation, blobs: Blobs, how: str
+    ) -> None:
+        path = blobs.file(b"not what the digest says")
+        blob = self.make(impl, blobs, how, path, self.SUPPLIED)
+        assert blob.sha256() == self.SUPPLIED
+        assert blob.sha256() == self.SUPPLIED
+
+    @clause("FBD-MOVE-7")
+    @pytest.mark.parametrize("how", ["move_from", "borrowed"])
+    def test_supplied_digest_reads_nothing(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, how: str
+    ) -> None:
+        blob = self.make(impl, blobs, how, sparse(tmp_path / "big.bin", BIG), self.SUPPLIED)
+        before, _ = io_counters()
+        digest = blob.sha256()
+        after, _ = io_counters()
+        assert digest == self.SUPPLIED
+        assert after - before < READ_BOUND, f"sha256() read {after - before} bytes"
+
+
+class TestOwnership:
+    @staticmethod
+    def alias(blobs: Blobs, tmp_path: Path, owner: FileBackedData, how: str) -> Path:
+        path = blobs.path(owner)
+        if how == "same-path":
+            return path
+        link = tmp_path / "alias.bin"
+        os.link(path, link)
+        return link
+
+    @clause("FBD-MOVE-9")
+    @pytest.mark.parametrize("how", ["same-path", "hard-link"])
+    def test_move_from_an_owner_is_refused(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, how: str
+    ) -> None:
+        owner = blobs.moved(b"owned already")
+        before = os.stat(blobs.path(owner))
+        with pytest.raises(ValueError):
+            blobs.move(self.alias(blobs, tmp_path, owner, how))
+        after = os.stat(blobs.path(owner))
+        assert (after.st_dev, after.st_ino) == (before.st_dev, before.st_ino)
+        assert owner.to_bytes() == b"owned already"
+
+    @clause("FBD-MOVE-9")
+    @pytest.mark.parametrize("how", ["same-path", "hard-link"])
+    def test_second_owner_is_refused(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, how: str
+    ) -> None:
+        owner = blobs.moved(b"owned already")
+        with pytest.raises(ValueError):
+            blobs.wrap(self.alias(blobs, tmp_path, owner, how), cleanup=True)
+        assert owner.to_bytes() == b"owned already"
+
+
+@clause("FBD-MOVE-10")
+def test_placeholder_names_the_process(impl: Implementation, blobs: Blobs) -> None:
+    name = blobs.path(blobs.moved(b"whose is it")).name
+    assert fnmatch.fnmatch(name, f".executorch_{os.getpid()}_*.data"), name

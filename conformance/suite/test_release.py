@@ -1,0 +1,759 @@
+"""FileBackedData release: close, context manager, garbage collection, interpreter exit, failed
+removals, replaced paths, forks and threads (spec sections 3.1 FBD-INIT-2/3, 3.5 and 7)."""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import io
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import threading
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.api import FileBackedData, Implementation
+from conformance.fixtures import Blobs
+
+clause = pytest.mark.clause
+requires = pytest.mark.requires
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is not available")
+
+CONTENTS = b"owned contents\n" * 64
+CHILD_TIMEOUT = 180  # seconds; a child importing a heavy implementation (torch) takes a few
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+def _owned(impl: Implementation, path: Path, how: str) -> FileBackedData:
+    """An untracked owner of ``path``'s file (``how``: "move_from" or "cleanup=True")."""
+    if how == "move_from":
+        return impl.FileBackedData.move_from(str(path))
+    return impl.FileBackedData(str(path), cleanup=True)
+
+
+def _write(path: Path, data: bytes = CONTENTS) -> Path:
+    """Write ``data`` to ``path``; return ``path``."""
+    path.write_bytes(data)
+    return path
+
+
+OWNERS = pytest.mark.parametrize("how", ["move_from", "cleanup=True"])
+
+
+@pytest.fixture
+def unraisable(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Exceptions reported as unraisable (a failing weakref callback or ``__del__``)."""
+    seen: list[str] = []
+
+    def hook(info: Any) -> None:
+        seen.append(f"{info.exc_type.__name__}: {info.exc_value} in {info.object!r}")
+
+    monkeypatch.setattr(sys, "unraisablehook", hook)
+    return seen
+
+
+def _collect_quietly() -> list[warnings.WarningMessage]:
+    """``gc.collect()``; return the warnings it emitted."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gc.collect()
+    return caught
+
+
+class _Fault:
+    """Makes removing one path fail with PermissionError (``os.remove`` and ``os.unlink``)."""
+
+    def __init__(self, target: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.target = target
+        self.attempts = 0
+        self._monkeypatch = monkeypatch
+        self._saved: dict[str, Callable[..., None]] = {}
+
+    def install(self) -> None:
+        for name in ("remove", "unlink"):
+            original: Callable[..., None] = getattr(os, name)
+            self._saved[name] = original
+            self._monkeypatch.setattr(os, name, self._failing(original))
+
+    def undo(self) -> None:
+        for name, original in self._saved.items():
+            self._monkeypatch.setattr(os, name, original)
+
+    def _failing(self, original: Callable[..., None]) -> Callable[..., None]:
+        def remove(path: Any, *args: Any, **kwargs: Any) -> None:
+            if isinstance(path, (str, os.PathLike)) and _same_path(path, self.target):
+                self.attempts += 1
+                raise PermissionError(13, "Permission denied (injected by the suite)", self.target)
+            original(path, *args, **kwargs)
+
+        return remove
+
+
+def _same_path(path: str | os.PathLike[str], target: str) -> bool:
+    return os.path.abspath(os.fspath(path)) == os.path.abspath(target)
+
+
+def _child_env() -> dict[str, str]:
+    """The environment for a child interpreter: ours, with our import path on PYTHONPATH."""
+    env = dict(os.environ)
+    entries = [p for p in sys.path if p and os.path.isdir(p)]
+    if env.get("PYTHONPATH"):
+        entries.insert(0, env["PYTHONPATH"])
+    env["PYTHONPATH"] = os.pathsep.join(entries)
+    return env
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What a child interpreter did: its exit code, its stdout lines and stderr."""
+
+    returncode: int
+    lines: list[str]
+    stderr: str
+
+    @property
+    def path(self) -> Path:
+        """The first line a child prints: the path of the file it owns."""
+        assert self.lines, f"the child printed nothing; stderr:\n{self.stderr}"
+        return Path(self.lines[0])
+
+    def value(self, name: str) -> str:
+        """The value of a ``name=value`` line."""
+        for line in self.lines:
+            key, sep, value = line.partition("=")
+            if sep and key == name:
+                return value
+        raise AssertionError(f"the child printed no {name}=...; stderr:\n{self.stderr}")
+
+
+def _run_child(impl: Implementation, script: str, directory: Path, case: str) -> _Run:
+    """Run ``script`` in a new interpreter that loads ``impl`` by name; argv: spec, dir, case."""
+    assert impl.spec is not None  # the "subprocess" capability
+    done = subprocess.run(
+        [sys.executable, "-c", script, impl.spec, str(directory), case],
+        cwd=directory,
+        env=_child_env(),
+        capture_output=True,
+        text=True,
+        timeout=CHILD_TIMEOUT,
+        check=False,
+    )
+    return _Run(done.returncode, done.stdout.splitlines(), done.stderr)
+
+
+def _no_error_at_exit(run: _Run) -> None:
+    for marker in ("Exception ignored", "Error in atexit", "Error in sys.excepthook"):
+        assert marker not in run.stderr, f"release at exit reported an error:\n{run.stderr}"
+
+
+def _discard(path: Path) -> None:
+    """Remove a file the test expected to be left behind, so no placeholder outlives the test."""
+    path.unlink(missing_ok=True)
+
+
+# --- close and the context manager -------------------------------------------------------------
+
+
+class TestClose:
+    @clause("FBD-CLOSE-1")
+    @OWNERS
+    def test_close_deletes_the_owned_file(
+        self, impl: Implementation, blobs: Blobs, how: str
+    ) -> None:
+        source = blobs.file(CONTENTS)
+        blob = blobs.track(_owned(impl, source, how))
+        path = blobs.path(blob)
+        assert path.is_file()
+        blob.close()
+        assert not path.exists()
+        assert not source.exists()
+
+    @clause("FBD-INIT-3")
+    def test_cleanup_true_owns_the_file_at_its_own_path(
+        self, impl: Implementation, blobs: Blobs
+    ) -> None:
+        source = blobs.file(CONTENTS)
+        blob = blobs.wrap(source, cleanup=True)
+        assert blobs.path(blob) == source
+        assert source.read_bytes() == CONTENTS
+        blob.close()
+        assert not source.exists()
+
+    @clause("FBD-CLOSE-2")
+    @OWNERS
+    def test_second_close_neither_raises_nor_deletes(
+        self, impl: Implementation, blobs: Blobs, how: str
+    ) -> None:
+        blob = blobs.track(_owned(impl, blobs.file(CONTENTS), how))
+        path = blobs.path(blob)
+        blob.close()
+        assert not path.exists()
+        path.write_bytes(b"a new file under the released name")
+        try:
+            blob.close()
+            assert path.read_bytes() == b"a new file under the released name"
+        finally:
+            _discard(path)
+
+    @clause("FBD-CLOSE-3")
+    @OWNERS
+    def test_with_returns_the_object_and_releases(
+        self, impl: Implementation, blobs: Blobs, how: str
+    ) -> None:
+        blob = blobs.track(_owned(impl, blobs.file(CONTENTS), how))
+        path = blobs.path(blob)
+        with blob as entered:
+            assert entered is blob
+            assert path.read_bytes() == CONTENTS
+        assert not path.exists()
+
+    @clause("FBD-CLOSE-3")
+    @OWNERS
+    def test_with_releases_on_exception_and_propagates_it(
+        self, impl: Implementation, blobs: Blobs, how: str
+    ) -> None:
+        class Marker(Exception):
+            pass
+
+        blob = blobs.track(_owned(impl, blobs.file(CONTENTS), how))
+        path = blobs.path(blob)
+        marker = Marker("raised inside the with block")
+        with pytest.raises(Marker) as raised, blob:
+            raise marker
+        assert raised.value is marker
+        assert not path.exists()
+
+    @clause("FBD-CLOSE-3")
+    def test_with_releases_on_base_exception(self, impl: Implementation, blobs: Blobs) -> None:
+        blob = blobs.moved(CONTENTS)
+        path = blobs.path(blob)
+        with pytest.raises(KeyboardInterrupt), blob:
+            raise KeyboardInterrupt
+        assert not path.exists()
+
+
+# --- garbage collection ------------------------------------------------------------------------
+
+
+class TestGarbageCollection:
+    @clause("FBD-CLOSE-4")
+    @OWNERS
+    def test_dropping_the_last_reference_releases(
+        self, impl: Implementation, tmp_path: Path, unraisable: list[str], how: str
+    ) -> None:
+        blob = _owned(impl, _write(tmp_path / "dropped.bin"), how)
+        path = Path(impl.path_of(blob))
+        assert path.is_file()
+        del blob
+        gc.collect()
+        assert not path.exists()
+        assert unraisable == []
+
+    @clause("FBD-CLOSE-4")
+    @OWNERS
+    def test_owner_in_a_reference_cycle_is_released(
+        self, impl: Implementation, tmp_path: Path, unraisable: list[str], how: str
+    ) -> None:
+        blob = _owned(impl, _write(tmp_path / "cycle.bin"), how)
+        path = Path(impl.path_of(blob))
+        cycle: list[object] = [blob]
+        cycle.append(cycle)
+        del blob, cycle
+        gc.collect()
+        assert not path.exists()
+        assert unraisable == []
+
+
+# --- a file that is already gone ---------------------------------------------------------------
+
+
+class TestAlreadyGone:
+    @clause("FBD-CLOSE-6")
+    @pytest.mark.parametrize("release", ["close", "with"])
+    def test_explicit_release(self, impl: Implementation, blobs: Blobs, release: str) -> None:
+        blob = blobs.moved(CONTENTS)
+        path = blobs.path(blob)
+        path.unlink()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            if release == "close":
+                blob.close()
+            else:
+                with blob:
+                    pass
+            blob.close()
+
+    @clause("FBD-CLOSE-6")
+    def test_at_garbage_collection(
+        self, impl: Implementation, tmp_path: Path, unraisable: list[str]
+    ) -> None:
+        blob = impl.FileBackedData.move_from(str(_write(tmp_path / "gone.bin")))
+        Path(impl.path_of(blob)).unlink()
+        cycle: list[object] = [blob]
+        cycle.append(cycle)
+        del blob, cycle
+        caught = _collect_quietly()
+        assert unraisable == []
+        assert [str(w.message) for w in caught] == []
+
+
+# --- a removal that fails ----------------------------------------------------------------------
+
+
+class TestRemovalFails:
+    @clause("FBD-CLOSE-7")
+    def test_close_raises_keeps_the_file_and_can_be_retried(
+        self, impl: Implementation, blobs: Blobs, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        blob = blobs.moved(CONTENTS)
+        path = blobs.path(blob)
+        fault = _Fault(str(path), monkeypatch)
+        fault.install()
+        try:
+            try:
+                with pytest.raises(OSError):
+                    blob.close()
+            finally:
+                fault.undo()
+            assert fault.attempts >= 1
+            assert path.read_bytes() == CONTENTS
+            assert blob.to_bytes() == CONTENTS  # still open
+            blob.close()
+            assert not path.exists()
+        finally:
+            _discard(path)  # what a swallowed failure leaks, so only the assertion reports it
+
+    @clause("FBD-CLOSE-7")
+    def test_garbage_collection_warns_naming_the_path(
+        self, impl: Implementation, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        blob = impl.FileBackedData.move_from(str(_write(tmp_path / "stuck.bin")))
+        path = Path(impl.path_of(blob))
+        fault = _Fault(str(path), monkeypatch)
+        fault.install()
+        try:
+            with pytest.warns(RuntimeWarning) as caught:
+                del blob
+                gc.collect()
+        finally:
+            fault.undo()
+            _discard(path)
+        assert any(path.name in str(w.message) for w in caught), [str(w.message) for w in caught]
+
+
+# --- another file at the owned path ------------------------------------------------------------
+
+
+class TestReplacedPath:
+    @clause("FBD-CLOSE-8")
+    @pytest.mark.parametrize("release", ["close", "with", "gc"])
+    def test_release_spares_a_file_put_in_its_place(
+        self, impl: Implementation, tmp_path: Path, release: str
+    ) -> None:
+        blob = impl.FileBackedData.move_from(str(_write(tmp_path / "replaced.bin")))
+        path = Path(impl.path_of(blob))
+        other = _write(tmp_path / "other.bin", b"someone else's file")
+        os.replace(other, path)
+        try:
+            if release == "close":
+                blob.close()
+            elif release == "with":
+                with blob:
+                    pass
+            else:
+                del blob
+                _collect_quietly()
+            assert path.exists(), f"{release} deleted another file put at the owned path"
+            assert path.read_bytes() == b"someone else's file"
+        finally:
+            _discard(path)
+
+
+# --- borrowed files are never deleted ----------------------------------------------------------
+
+
+class TestBorrowed:
+    @clause("FBD-INIT-2")
+    @pytest.mark.parametrize("release", ["close", "with", "gc"])
+    @pytest.mark.parametrize("explicit", [True, False], ids=["cleanup=False", "default"])
+    def test_never_deleted(
+        self, impl: Implementation, tmp_path: Path, release: str, explicit: bool
+    ) -> None:
+        path = _write(tmp_path / "borrowed.bin")
+        blob = (
+            impl.FileBackedData(str(path), cleanup=False)
+            if explicit
+            else impl.FileBackedData(str(path))
+        )
+        if release == "close":
+            blob.close()
+            blob.close()
+        elif release == "with":
+            with blob:
+                pass
+        else:
+            cycle: list[object] = [blob]
+            cycle.append(cycle)
+            del blob, cycle
+            gc.collect()
+        assert path.read_bytes() == CONTENTS
+
+
+# --- interpreter exit (section 7) --------------------------------------------------------------
+
+_EXIT_CHILD = r"""
+import gc, os, signal, sys, time
+from conformance.adapters import load_implementation
+
+spec, directory, case = sys.argv[1:4]
+impl = load_implementation(spec)
+source = os.path.join(directory, "owned.bin")
+with open(source, "wb") as f:
+    f.write(b"owned by the child\n" * 64)
+
+if case == "borrowed":
+    blob = impl.FileBackedData(source, cleanup=False)
+    default = impl.FileBackedData(source)
+elif case == "cleanup-true":
+    blob = impl.FileBackedData(source, cleanup=True)
+else:
+    blob = impl.FileBackedData.move_from(source)
+path = impl.path_of(blob)
+print(path, flush=True)
+
+
+def fail_removal(target):
+    def wrap(original):
+        def remove(p, *args, **kwargs):
+            if os.path.abspath(os.fspath(p)) == os.path.abspath(target):
+                raise PermissionError(13, "Permission denied (injected by the suite)", target)
+            return original(p, *args, **kwargs)
+        return remove
+    saved = os.remove, os.unlink
+    os.remove, os.unlink = wrap(os.remove), wrap(os.unlink)
+    return saved
+
+
+if case in ("normal", "borrowed", "cleanup-true"):
+    pass
+elif case == "sys-exit":
+    sys.exit(3)
+elif case == "exception":
+    raise RuntimeError("uncaught in the child")
+elif case == "keyboard-interrupt":
+    raise KeyboardInterrupt
+elif case == "sigint":
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(60)
+elif case == "sigterm-handler":
+    def on_sigterm(signum, frame):
+        sys.exit(143)
+    signal.signal(signal.SIGTERM, on_sigterm)
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(60)
+elif case == "sigterm-default":
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(60)
+elif case == "sigkill":
+    os.kill(os.getpid(), signal.SIGKILL)
+    time.sleep(60)
+elif case == "os-exit":
+    os._exit(7)
+elif case == "cycle":
+    gc.disable()
+    cycle = [blob]
+    cycle.append(cycle)
+    del blob, cycle
+elif case == "already-gone":
+    os.remove(path)
+elif case == "close-failed":
+    saved = fail_removal(path)
+    try:
+        blob.close()
+        print("close=returned", flush=True)
+    except OSError as exc:
+        print(f"close=raised {type(exc).__name__}", flush=True)
+    finally:
+        os.remove, os.unlink = saved
+elif case == "removal-fails-at-exit":
+    fail_removal(path)
+else:
+    raise SystemExit(f"unknown case {case}")
+"""
+
+
+@dataclass(frozen=True)
+class _Exit:
+    case: str
+    returncode: int
+
+
+_RELEASED = [
+    _Exit("normal", 0),
+    _Exit("sys-exit", 3),
+    _Exit("exception", 1),
+    _Exit("keyboard-interrupt", -signal.SIGINT),
+    _Exit("sigint", -signal.SIGINT),
+    _Exit("sigterm-handler", 143),
+    _Exit("cycle", 0),
+]
+_LEFT_BEHIND = [
+    _Exit("sigterm-default", -signal.SIGTERM),
+    _Exit("sigkill", -signal.SIGKILL),
+    _Exit("os-exit", 7),
+]
+
+
+@requires("subprocess")
+class TestInterpreterExit:
+    @clause("FBD-CLOSE-5")
+    @pytest.mark.parametrize("end", _RELEASED, ids=[e.case for e in _RELEASED])
+    def test_released(self, impl: Implementation, tmp_path: Path, end: _Exit) -> None:
+        run = _run_child(impl, _EXIT_CHILD, tmp_path, end.case)
+        assert run.returncode == end.returncode, run.stderr
+        assert not run.path.exists(), f"{end.case}: the owned file outlived the process"
+        assert not (tmp_path / "owned.bin").exists()
+        _no_error_at_exit(run)
+
+    @clause("FBD-EXIT-1")
+    @pytest.mark.parametrize("end", _LEFT_BEHIND, ids=[e.case for e in _LEFT_BEHIND])
+    def test_left_behind(self, impl: Implementation, tmp_path: Path, end: _Exit) -> None:
+        # MAY: the file may be left behind (section 7), but what is left is never damaged.
+        run = _run_child(impl, _EXIT_CHILD, tmp_path, end.case)
+        assert run.returncode == end.returncode, run.stderr
+        try:
+            if run.path.exists():
+                assert run.path.read_bytes() == b"owned by the child\n" * 64
+        finally:
+            _discard(run.path)
+
+    @clause("FBD-INIT-3")
+    def test_cleanup_true_released(self, impl: Implementation, tmp_path: Path) -> None:
+        run = _run_child(impl, _EXIT_CHILD, tmp_path, "cleanup-true")
+        assert run.returncode == 0, run.stderr
+        assert not run.path.exists()
+
+    @clause("FBD-INIT-2")
+    def test_borrowed_survives(self, impl: Implementation, tmp_path: Path) -> None:
+        run = _run_child(impl, _EXIT_CHILD, tmp_path, "borrowed")
+        assert run.returncode == 0, run.stderr
+        assert run.path.read_bytes() == b"owned by the child\n" * 64
+
+    @clause("FBD-CLOSE-6")
+    def test_already_gone(self, impl: Implementation, tmp_path: Path) -> None:
+        run = _run_child(impl, _EXIT_CHILD, tmp_path, "already-gone")
+        assert run.returncode == 0, run.stderr
+        _no_error_at_exit(run)
+        assert "Traceback" not in run.stderr, run.stderr
+        assert "Warning" not in run.stderr, run.stderr
+
+    @clause("FBD-CLOSE-7")
+    def test_failed_close_is_retried_at_exit(self, impl: Implementation, tmp_path: Path) -> None:
+        run = _run_child(impl, _EXIT_CHILD, tmp_path, "close-failed")
+        try:
+            assert run.returncode == 0, run.stderr
+            assert run.value("close") == "raised PermissionError"
+            assert not run.path.exists(), "the exit backstop did not retry the failed removal"
+        finally:
+            _discard(run.path)
+
+    @clause("FBD-CLOSE-7")
+    def test_failure_at_exit_warns(self, impl: Implementation, tmp_path: Path) -> None:
+        run = _run_child(impl, _EXIT_CHILD, tmp_path, "removal-fails-at-exit")
+        try:
+            assert run.returncode == 0, run.stderr
+            assert run.path.exists()
+            warned = [line for line in run.stderr.splitlines() if "RuntimeWarning" in line]
+            assert any(run.path.name in line for line in warned), run.stderr
+        finally:
+            _discard(run.path)
+
+
+# --- forks -------------------------------------------------------------------------------------
+
+_FORK_CHILD = r"""
+import os, sys
+from conformance.adapters import load_implementation
+
+spec, directory, case = sys.argv[1:4]
+impl = load_implementation(spec)
+source = os.path.join(directory, "owned.bin")
+with open(source, "wb") as f:
+    f.write(b"owned by the parent\n" * 64)
+blob = impl.FileBackedData.move_from(source)
+path = impl.path_of(blob)
+print(path, flush=True)
+sys.stderr.flush()
+
+pid = os.fork()
+if pid:
+    _, status = os.waitpid(pid, 0)
+    print(f"child={os.waitstatus_to_exitcode(status)}", flush=True)
+    print(f"after-child={os.path.exists(path)}", flush=True)
+    blob.close()
+    print(f"after-close={os.path.exists(path)}", flush=True)
+elif case == "sys-exit":
+    sys.exit(0)
+elif case == "exception":
+    raise RuntimeError("uncaught in the forked child")
+# case "normal": the forked child runs off the end of the script like its parent
+"""
+
+_FORK_ENDS = [("normal", 0), ("sys-exit", 0), ("exception", 1)]
+
+
+def _child_returns() -> None:
+    """A multiprocessing target that receives nothing and returns."""
+
+
+class TestFork:
+    @clause("FBD-FORK-1")
+    @requires("subprocess")
+    @needs_fork
+    @pytest.mark.parametrize(("case", "code"), _FORK_ENDS, ids=[c for c, _ in _FORK_ENDS])
+    def test_child_exit_spares_the_parents_file(
+        self, impl: Implementation, tmp_path: Path, case: str, code: int
+    ) -> None:
+        run = _run_child(impl, _FORK_CHILD, tmp_path, case)
+        try:
+            assert run.returncode == 0, run.stderr
+            assert run.value("child") == str(code), run.stderr
+            assert run.value("after-child") == "True", f"the {case} child deleted the file"
+            assert run.value("after-close") == "False", "the parent's close() did not delete it"
+        finally:
+            _discard(run.path)
+
+    @clause("FBD-FORK-1")
+    @needs_fork
+    @pytest.mark.parametrize("release", ["close", "gc"])
+    def test_child_close_or_gc_spares_the_parents_file(
+        self, impl: Implementation, blobs: Blobs, release: str
+    ) -> None:
+        blob = impl.FileBackedData.move_from(str(blobs.file(CONTENTS)))
+        path = blobs.path(blob)
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child; it must never return into pytest
+            code = 0
+            try:
+                if release == "close":
+                    blob.close()
+                else:
+                    del blob
+                    gc.collect()
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        try:
+            assert os.waitstatus_to_exitcode(status) == 0
+            assert path.exists(), f"{release} in a forked child deleted the parent's file"
+            assert path.read_bytes() == CONTENTS
+        finally:
+            blob.close()
+        assert not path.exists()
+
+    @clause("FBD-FORK-1")
+    @pytest.mark.parametrize("method", ["fork", "forkserver", "spawn"])
+    def test_multiprocessing_child_spares_the_parents_file(
+        self, impl: Implementation, blobs: Blobs, method: str
+    ) -> None:
+        if method not in multiprocessing.get_all_start_methods():
+            pytest.skip(f"start method {method!r} is not available")
+        blob = blobs.moved(CONTENTS)
+        path = blobs.path(blob)
+        context: Any = multiprocessing.get_context(method)  # typeshed: BaseContext lacks Process
+        process = context.Process(target=_child_returns)
+        process.start()
+        process.join(CHILD_TIMEOUT)
+        assert process.exitcode == 0
+        assert path.read_bytes() == CONTENTS
+        blob.close()
+        assert not path.exists()
+
+
+# --- threads -----------------------------------------------------------------------------------
+
+
+class _PausingSink(io.BytesIO):
+    """A BytesIO whose first write waits until the test says go (the object is closed then)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.started = threading.Event()
+        self.resume = threading.Event()
+
+    def write(self, data: Any, /) -> int:
+        if not self.started.is_set():
+            self.started.set()
+            self.resume.wait(30)
+        return super().write(data)
+
+
+def _in_thread(target: Callable[[], None], errors: list[BaseException]) -> threading.Thread:
+    def run() -> None:
+        try:
+            target()
+        except BaseException as exc:  # reported by the test
+            errors.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+class TestThreads:
+    @clause("FBD-THREAD-1")
+    def test_concurrent_close(self, impl: Implementation, blobs: Blobs) -> None:
+        for _ in range(25):
+            blob = blobs.moved(CONTENTS)
+            path = blobs.path(blob)
+            barrier = threading.Barrier(2)
+            errors: list[BaseException] = []
+
+            def close(blob: FileBackedData = blob, barrier: threading.Barrier = barrier) -> None:
+                barrier.wait(10)
+                blob.close()
+
+            threads = [_in_thread(close, errors) for _ in range(2)]
+            for thread in threads:
+                thread.join(30)
+            assert not any(t.is_alive() for t in threads), "close() hung"
+            assert errors == []
+            assert not path.exists()
+
+    @clause("FBD-THREAD-1")
+    def test_close_during_write_gives_all_or_raises(
+        self, impl: Implementation, blobs: Blobs
+    ) -> None:
+        chunk = hashlib.sha256(b"seed").digest() * 32768  # 1 MiB
+        data = b"".join(bytes([i]) + chunk[1:] for i in range(32))  # 32 MiB
+        blob = blobs.moved(data)
+        path = blobs.path(blob)
+        sink = _PausingSink()
+        errors: list[BaseException] = []
+        writer = _in_thread(lambda: blob.write_to_file(sink), errors)
+        assert sink.started.wait(30), "write_to_file never wrote"
+        blob.close()
+        sink.resume.set()
+        writer.join(60)
+        assert not writer.is_alive(), "write_to_file hung"
+        assert not path.exists()
+        if errors:
+            assert isinstance(errors[0], Exception), errors
+            return
+        written = sink.getvalue()
+        assert len(written) == len(data), "a short output without an error"
+        assert hashlib.sha256(written).digest() == hashlib.sha256(data).digest()

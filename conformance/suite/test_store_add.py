@@ -1,0 +1,544 @@
+"""NamedDataStore: adding data, keys, alignment and atomic add (spec 4.1 to 4.3)."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import math
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from conformance.api import DataEntry, FileBackedData, Implementation, NamedDataStore
+from conformance.fixtures import Blobs
+
+clause = pytest.mark.clause
+
+PREFIX = b"P" * 32
+"""A common first 32 bytes: blobs starting with it and of equal length share a fingerprint."""
+MiB = 1 << 20
+READ_LIMIT = MiB // 4
+"""Bytes a "does not read the file" check tolerates (buffered reads, /proc reads), far below MiB."""
+
+Blob = bytes | FileBackedData
+
+
+@dataclass(frozen=True)
+class Layout:
+    """An opaque tensor layout, compared with ``==`` (spec section 1)."""
+
+    name: str
+
+
+L1, L2 = Layout("f32[1,2]"), Layout("f32[2,1]")
+
+# --------------------------------------------------------------------------------------------
+# Helpers: a deep view of an output, contents, digests, bytes read by this process
+
+Entry = tuple[str, int, int, object]
+
+
+@dataclass(frozen=True)
+class State:
+    """An output, deeply and in order: buffers by identity, every entry by value."""
+
+    buffers: tuple[int, ...]
+    pte_data: tuple[Entry, ...]
+    external_data: tuple[tuple[str, tuple[Entry, ...]], ...]
+    keep: tuple[object, ...] = field(default=(), compare=False, repr=False)  # ids stay unique
+
+
+def _entries(entries: Mapping[str, DataEntry]) -> tuple[Entry, ...]:
+    return tuple((k, e.buffer_index, e.alignment, e.tensor_layout) for k, e in entries.items())
+
+
+def state(store: NamedDataStore) -> State:
+    """The deep state of a fresh output of ``store``."""
+    out = store.get_named_data_store_output()
+    return State(
+        tuple(id(b) for b in out.buffers),
+        _entries(out.pte_data),
+        tuple((tag, _entries(entries)) for tag, entries in out.external_data.items()),
+        tuple(out.buffers),
+    )
+
+
+def content(buffer: Blob) -> bytes:
+    return buffer if isinstance(buffer, bytes) else buffer.to_bytes()
+
+
+def fresh(data: bytes) -> bytes:
+    """An equal ``bytes`` object with an identity of its own."""
+    return bytes(bytearray(data))
+
+
+def sha(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
+def rchar() -> int:
+    """Bytes this process has read through read(2) and friends so far (Linux /proc/self/io)."""
+    try:
+        text = Path("/proc/self/io").read_text()
+    except OSError:
+        pytest.skip("not applicable: /proc/self/io is needed to count bytes read")
+    return next(int(line.split()[1]) for line in text.splitlines() if line.startswith("rchar:"))
+
+
+def sparse(blobs: Blobs, head: bytes, size: int, tail: bytes = b"") -> Path:
+    """A ``size``-byte file: ``head``, zeros (a hole, nothing written), then ``tail``."""
+    path = blobs.file(head)
+    with path.open("r+b") as f:
+        f.truncate(size - len(tail))
+        f.seek(size - len(tail))
+        f.write(tail)
+    return path
+
+
+def make(blobs: Blobs, kind: str, data: bytes) -> Blob:
+    """``data`` as a fresh ``bytes`` object or as a FileBackedData of a new file."""
+    return fresh(data) if kind == "bytes" else blobs.wrap(blobs.file(data))
+
+
+def where(store: NamedDataStore, key: str) -> list[str | None]:
+    """Every place (None for inline, else the tag) where ``key`` has an entry."""
+    out = store.get_named_data_store_output()
+    places: list[str | None] = [None] if key in out.pte_data else []
+    return places + [tag for tag, entries in out.external_data.items() if key in entries]
+
+
+def duplicate_message(key: str, existing: int, new: int) -> str:
+    """The exact NDS-KEY-3 message, as a full-match regex."""
+    return (
+        "^"
+        + re.escape(
+            f"Duplicate key {key} with different data. Existing data size: {existing} bytes. "
+            f"New data size: {new} bytes."
+        )
+        + r"\Z"
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# 4.1 Adding data
+
+
+class TestAdd:
+    @clause("NDS-ADD-1")
+    def test_bytes_and_file_backed_are_accepted(self, impl: Implementation, blobs: Blobs) -> None:
+        store = impl.NamedDataStore()
+        in_memory, on_disk = b"in memory", blobs.moved(b"on disk")
+        store.add_named_data("bytes", in_memory)
+        store.add_named_data("file", on_disk)
+        out = store.get_named_data_store_output()
+        assert [content(out.buffers[out.pte_data[k].buffer_index]) for k in ("bytes", "file")] == [
+            b"in memory",
+            b"on disk",
+        ]
+
+    @clause("NDS-ADD-1")
+    @pytest.mark.parametrize(
+        "data",
+        [bytearray(b"ba"), memoryview(b"mv"), "text", 7, None, [b"a"]],
+        ids=["bytearray", "memoryview", "str", "int", "None", "list"],
+    )
+    def test_other_types_are_rejected(self, impl: Implementation, data: object) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("kept", b"kept")
+        before = state(store)
+        with pytest.raises(TypeError, match=re.escape(type(data).__name__)):
+            store.add_named_data("new", data)
+        assert state(store) == before
+
+    @clause("NDS-ADD-2")
+    def test_inline_and_external_places(self, impl: Implementation, blobs: Blobs) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("inline", b"inline data")
+        store.add_named_data("ext", b"external data", 8, "model_a")
+        store.add_named_data("ext_file", blobs.moved(b"file data"), 16, "model_b", L1)
+        store.add_named_data("ext2", b"more external", 4, "model_a")
+        out = store.get_named_data_store_output()
+        assert list(out.pte_data) == ["inline"]
+        assert {tag: list(entries) for tag, entries in out.external_data.items()} == {
+            "model_a": ["ext", "ext2"],
+            "model_b": ["ext_file"],
+        }
+        placed = [
+            (out.pte_data["inline"], b"inline data", 1, None),
+            (out.external_data["model_a"]["ext"], b"external data", 8, None),
+            (out.external_data["model_b"]["ext_file"], b"file data", 16, L1),
+            (out.external_data["model_a"]["ext2"], b"more external", 4, None),
+        ]
+        for entry, data, alignment, layout in placed:
+            assert content(out.buffers[entry.buffer_index]) == data
+            assert (entry.alignment, entry.tensor_layout) == (alignment, layout)
+
+    @clause("NDS-ADD-3")
+    def test_alignment_none_means_one(self, impl: Implementation) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("inline", b"a", None)
+        store.add_named_data("ext", b"b", None, "model")
+        out = store.get_named_data_store_output()
+        assert out.pte_data["inline"].alignment == 1
+        assert out.external_data["model"]["ext"].alignment == 1
+
+    @clause("NDS-ADD-3")
+    @pytest.mark.parametrize("alignment", [0, -1, -4096])
+    def test_non_positive_alignment(self, impl: Implementation, alignment: int) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("kept", b"kept", 8)
+        before = state(store)
+        message = f"Alignment must be greater than 0, received {alignment}."
+        with pytest.raises(ValueError, match="^" + re.escape(message) + r"\Z"):
+            store.add_named_data("new", b"new data", alignment)
+        assert state(store) == before
+
+    @clause("NDS-ADD-4")
+    def test_any_positive_alignment_is_stored_as_given(self, impl: Implementation) -> None:
+        alignments = [1, 2, 3, 5, 6, 7, 12, 100, 4096, 4097, 2**40 + 1]
+        store = impl.NamedDataStore()
+        for i, alignment in enumerate(alignments):
+            store.add_named_data(f"k{i}", f"data {i}".encode(), alignment, "t" if i % 2 else None)
+        out = store.get_named_data_store_output()
+        entries = {**out.pte_data, **out.external_data["t"]}
+        assert [entries[f"k{i}"].alignment for i in range(len(alignments))] == alignments
+
+    @clause("NDS-ADD-5")
+    @pytest.mark.parametrize(
+        "alignment", [True, 1.5, 4.0, "4"], ids=["True", "float", "integral-float", "str"]
+    )
+    def test_alignment_must_be_int(self, impl: Implementation, alignment: object) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("kept", b"kept")
+        before = state(store)
+        names = re.escape(repr(alignment)) + "|" + re.escape(str(alignment))
+        with pytest.raises(TypeError, match=names):
+            store.add_named_data("new", b"new data", alignment)
+        assert state(store) == before
+
+    @clause("NDS-ADD-6")
+    @pytest.mark.parametrize(
+        "key", [1, None, b"key", ("key",)], ids=["int", "None", "bytes", "tuple"]
+    )
+    def test_key_must_be_str(self, impl: Implementation, key: object) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("kept", b"kept")
+        before = state(store)
+        with pytest.raises(TypeError, match=re.escape(repr(key))):
+            store.add_named_data(key, b"new data")
+        assert state(store) == before
+
+    @clause("NDS-ADD-6")
+    @pytest.mark.parametrize("tag", [1, b"model", ("model",)], ids=["int", "bytes", "tuple"])
+    def test_tag_must_be_str_or_none(self, impl: Implementation, tag: object) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("kept", b"kept")
+        before = state(store)
+        with pytest.raises(TypeError, match=re.escape(repr(tag))):
+            store.add_named_data("new", b"new data", 1, tag)
+        assert state(store) == before
+
+    @clause("NDS-ADD-6")
+    def test_empty_tag_is_rejected(self, impl: Implementation) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("kept", b"kept")
+        before = state(store)
+        with pytest.raises(ValueError):
+            store.add_named_data("new", b"new data", 1, "")
+        assert state(store) == before
+
+    @clause("NDS-ADD-7")
+    def test_tensor_layout_is_stored_as_given(self, impl: Implementation, blobs: Blobs) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("inline", b"a", 1, None, L1)
+        store.add_named_data("ext", blobs.moved(b"b"), 1, "model", L2)
+        store.add_named_data("shared", b"a", 1, None, L2)  # same buffer as "inline", own layout
+        store.add_named_data("none", b"c")
+        out = store.get_named_data_store_output()
+        assert out.pte_data["inline"].tensor_layout == L1
+        assert out.external_data["model"]["ext"].tensor_layout == L2
+        assert out.pte_data["shared"].tensor_layout == L2
+        assert out.pte_data["none"].tensor_layout is None
+
+
+# --------------------------------------------------------------------------------------------
+# NDS-ATOMIC-1. An empty tag map left by a failed add is filtered out of every output
+# (NDS-OUT-1), so it is not visible in an output taken right after the failure. It is visible
+# in the order of the tags once that tag is used: the leftover map holds the tag's first
+# position. So each case checks both: the output right after the failure, and a twin store that
+# never saw the failing add, given the same later adds.
+
+Op = Callable[[NamedDataStore], None]
+
+
+def _failing_ops(blobs: Blobs) -> dict[str, tuple[type[Exception], Op]]:
+    collides = blobs.wrap(blobs.file(PREFIX + b"TAIL"))  # k_file holds PREFIX + b"tail"
+    return {
+        "bad-type": (TypeError, lambda s: s.add_named_data("new", bytearray(b"x"), 1, "fresh")),
+        "bad-alignment": (ValueError, lambda s: s.add_named_data("new", b"x", 0, "fresh")),
+        "conflict-inline": (ValueError, lambda s: s.add_named_data("k_inline", b"other")),
+        "conflict-same-tag": (ValueError, lambda s: s.add_named_data("k_ext", b"other", 1, "t")),
+        "conflict-new-tag": (
+            ValueError,
+            lambda s: s.add_named_data("k_inline", b"other", 1, "fresh"),
+        ),
+        "conflict-digest-new-tag": (  # equal fingerprint, other tail: decided by digests
+            ValueError,
+            lambda s: s.add_named_data("k_file", collides, 1, "fresh"),
+        ),
+    }
+
+
+@clause("NDS-ATOMIC-1")
+@pytest.mark.parametrize(
+    "case",
+    [
+        "bad-type",
+        "bad-alignment",
+        "conflict-inline",
+        "conflict-same-tag",
+        "conflict-new-tag",
+        "conflict-digest-new-tag",
+    ],
+)
+def test_failed_add_leaves_the_store_as_it_was(
+    impl: Implementation, blobs: Blobs, case: str
+) -> None:
+    error, failing = _failing_ops(blobs)[case]
+    inline, ext, on_disk = fresh(b"inline"), fresh(b"external"), blobs.moved(PREFIX + b"tail")
+    later = [fresh(b"later 1"), fresh(b"later 2"), fresh(b"later 3")]
+
+    def build(store: NamedDataStore) -> NamedDataStore:
+        store.add_named_data("k_inline", inline, 4)
+        store.add_named_data("k_ext", ext, 8, "t")
+        store.add_named_data("k_file", on_disk, 16, "t2")
+        return store
+
+    def then(store: NamedDataStore) -> State:
+        store.add_named_data("after_other", later[0], 1, "t_other")
+        store.add_named_data("after_fresh", later[1], 1, "fresh")
+        store.add_named_data("after_inline", later[2])
+        return state(store)
+
+    store = build(impl.NamedDataStore())
+    before = state(store)
+    with pytest.raises(error):
+        failing(store)
+    assert state(store) == before
+
+    failed = build(impl.NamedDataStore())
+    with pytest.raises(error):
+        failing(failed)
+    assert then(failed) == then(build(impl.NamedDataStore()))
+
+
+# --------------------------------------------------------------------------------------------
+# 4.2 Keys
+
+
+class TestKeys:
+    @clause("NDS-KEY-1")
+    @pytest.mark.parametrize("first", [None, "model_a"], ids=["inline-first", "external-first"])
+    def test_a_key_has_at_most_one_entry(self, impl: Implementation, first: str | None) -> None:
+        other = "model_b" if first else "model_a"
+        store = impl.NamedDataStore()
+        store.add_named_data("key", b"data", 1, first)
+        with pytest.raises(ValueError):
+            store.add_named_data("key", b"different data", 1, other)
+        with contextlib.suppress(ValueError):  # a no-op (core) or an error (strict, NDS-KEY-5)
+            store.add_named_data("key", b"data", 1, other)
+        with contextlib.suppress(ValueError):
+            store.add_named_data("key", b"data", 1, None if first else "model_b")
+        assert where(store, "key") == [first]
+
+    @clause("NDS-KEY-2")
+    @pytest.mark.parametrize(
+        "kinds",
+        [("bytes", "bytes"), ("bytes", "file"), ("file", "bytes"), ("file", "file")],
+        ids=lambda kinds: "-then-".join(kinds),
+    )
+    @pytest.mark.parametrize("tag", [None, "model"], ids=["inline", "external"])
+    def test_equal_contents_are_accepted(
+        self, impl: Implementation, blobs: Blobs, kinds: tuple[str, str], tag: str | None
+    ) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("before", b"unrelated")
+        store.add_named_data("key", make(blobs, kinds[0], PREFIX + b"payload"), 8, tag, L1)
+        store.add_named_data("after", b"unrelated too", 1, tag)
+        before = state(store)
+        store.add_named_data("key", make(blobs, kinds[1], PREFIX + b"payload"), 8, tag, L1)
+        assert state(store) == before
+
+    @clause("NDS-KEY-3")
+    @pytest.mark.parametrize(
+        ("old", "new"),
+        [
+            (("bytes", b"data"), ("bytes", b"data1")),
+            (("bytes", b"longer data"), ("bytes", b"short")),
+            (("bytes", PREFIX + b"X" * 9), ("bytes", PREFIX + b"Y" * 9)),
+            (("file", b"abc"), ("bytes", b"abcd")),
+            (("bytes", PREFIX + b"X"), ("file", PREFIX + b"Y")),
+            (("file", PREFIX + b"X" * 3), ("file", PREFIX + b"Y" * 3)),
+        ],
+        ids=[
+            "bytes-longer",
+            "bytes-shorter",
+            "bytes-same-fingerprint",
+            "file-then-bytes",
+            "bytes-then-file-same-fingerprint",
+            "files-same-fingerprint",
+        ],
+    )
+    @pytest.mark.parametrize("tag", [None, "model"], ids=["inline", "external"])
+    def test_different_contents_raise(
+        self,
+        impl: Implementation,
+        blobs: Blobs,
+        old: tuple[str, bytes],
+        new: tuple[str, bytes],
+        tag: str | None,
+    ) -> None:
+        key = "layer[0].weight (f32)*"  # regex metacharacters: the message is matched escaped
+        store = impl.NamedDataStore()
+        store.add_named_data("other", b"other data", 4)
+        store.add_named_data(key, make(blobs, *old), 16, tag)
+        before = state(store)
+        with pytest.raises(ValueError, match=duplicate_message(key, len(old[1]), len(new[1]))):
+            store.add_named_data(key, make(blobs, *new), 16, tag)
+        assert state(store) == before
+
+    @clause("NDS-KEY-4")
+    @pytest.mark.parametrize("stored", ["bytes", "file-true-digest", "file-no-digest"])
+    def test_equal_contents_with_another_supplied_digest_raise(
+        self, impl: Implementation, blobs: Blobs, stored: str
+    ) -> None:
+        data = PREFIX + b"equal contents"
+        first: Blob = fresh(data)
+        if stored != "bytes":
+            first = blobs.wrap(blobs.file(data), sha256=sha(data) if "true" in stored else None)
+        store = impl.NamedDataStore()
+        store.add_named_data("key", first)
+        before = state(store)
+        lying = blobs.wrap(blobs.file(data), sha256=sha(b"something else"))
+        with pytest.raises(ValueError, match=duplicate_message("key", len(data), len(data))):
+            store.add_named_data("key", lying)
+        assert state(store) == before
+
+    @clause("NDS-KEY-4")
+    def test_stored_supplied_digest_judges(self, impl: Implementation, blobs: Blobs) -> None:
+        data = PREFIX + b"equal contents"
+        store = impl.NamedDataStore()
+        store.add_named_data("key", blobs.wrap(blobs.file(data), sha256=sha(b"something else")))
+        before = state(store)
+        with pytest.raises(ValueError, match=duplicate_message("key", len(data), len(data))):
+            store.add_named_data("key", fresh(data))
+        assert state(store) == before
+
+    @clause("NDS-KEY-4")
+    def test_different_contents_with_the_same_supplied_digest_are_equal(
+        self, impl: Implementation, blobs: Blobs
+    ) -> None:
+        claimed = sha(b"claimed")
+        store = impl.NamedDataStore()
+        store.add_named_data("key", blobs.wrap(blobs.file(PREFIX + b"X"), sha256=claimed))
+        before = state(store)
+        store.add_named_data("key", blobs.wrap(blobs.file(PREFIX + b"Y"), sha256=claimed))
+        assert state(store) == before
+
+    @clause("NDS-KEY-4")
+    def test_files_with_digests_are_not_read(self, impl: Implementation, blobs: Blobs) -> None:
+        size = 8 * MiB
+        head, tail = PREFIX + b"head", b"tail"
+        digest = sha(head + bytes(size - len(head) - len(tail)) + tail)
+        one = blobs.wrap(sparse(blobs, head, size, tail), sha256=digest)
+        two = blobs.wrap(sparse(blobs, head, size, tail), sha256=digest)
+        store = impl.NamedDataStore()
+        store.add_named_data("warm-up", blobs.wrap(blobs.file(b"warm")))
+        start = rchar()
+        store.add_named_data("key", one, 64, "model")
+        store.add_named_data("key", two, 64, "model")
+        read = rchar() - start
+        assert read < READ_LIMIT, f"re-adding a key read {read} bytes of two {size}-byte files"
+        assert [b is one for b in store.get_named_data_store_output().buffers] == [False, True]
+
+    @clause("NDS-KEY-5")
+    @pytest.mark.parametrize(
+        ("old", "new"),
+        [(None, "weights_b"), ("weights_a", None), ("weights_a", "weights_b")],
+        ids=["inline-then-external", "external-then-inline", "other-tag"],
+    )
+    def test_equal_contents_in_another_place_raise(
+        self, impl: Implementation, old: str | None, new: str | None
+    ) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("shared.key", b"same data", 4, old)
+        before = state(store)
+        with pytest.raises(ValueError) as raised:
+            store.add_named_data("shared.key", b"same data", 4, new)
+        message = str(raised.value)
+        assert "shared.key" in message
+        assert all(tag in message for tag in (old, new) if tag is not None), message
+        assert state(store) == before
+
+    @clause("NDS-KEY-6")
+    @pytest.mark.parametrize(
+        ("old", "new"), [(L1, L2), (None, L1), (L1, None)], ids=["other", "added", "dropped"]
+    )
+    def test_equal_contents_with_another_layout_raise(
+        self, impl: Implementation, old: Layout | None, new: Layout | None
+    ) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("layout.key", b"same data", 4, None, old)
+        before = state(store)
+        with pytest.raises(ValueError, match=re.escape("layout.key")):
+            store.add_named_data("layout.key", b"same data", 4, None, new)
+        assert state(store) == before
+
+
+# --------------------------------------------------------------------------------------------
+# 4.3 Alignment
+
+
+class TestAlignment:
+    @clause("NDS-ALIGN-1")
+    def test_keys_sharing_a_buffer_keep_their_own(self, impl: Implementation, blobs: Blobs) -> None:
+        data = PREFIX + b"shared"
+        store = impl.NamedDataStore()
+        added = [
+            ("a", fresh(data), 3, None),
+            ("b", fresh(data), 4, None),
+            ("c", fresh(data), 16, "model"),
+            ("d", blobs.moved(data), 4096, "model"),
+            ("e", blobs.wrap(blobs.file(data)), 1, None),
+        ]
+        for key, blob, alignment, tag in added:
+            store.add_named_data(key, blob, alignment, tag)
+        out = store.get_named_data_store_output()
+        entries = {**out.pte_data, **out.external_data["model"]}
+        assert len(out.buffers) == 1
+        assert {k: (e.buffer_index, e.alignment) for k, e in entries.items()} == {
+            "a": (0, 3),
+            "b": (0, 4),
+            "c": (0, 16),
+            "d": (0, 4096),
+            "e": (0, 1),
+        }
+
+    @clause("NDS-ALIGN-2")
+    @pytest.mark.parametrize("tag", [None, "model"], ids=["inline", "external"])
+    def test_readding_a_key_takes_the_lcm(self, impl: Implementation, tag: str | None) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("key", b"data", 4, tag)
+        store.add_named_data("sharer", b"data", 4, tag)
+        expected = 4
+        for alignment in (6, 3, 12, 8, 1):
+            store.add_named_data("key", b"data", alignment, tag)
+            expected = math.lcm(expected, alignment)
+            out = store.get_named_data_store_output()
+            entries = out.pte_data if tag is None else out.external_data[tag]
+            assert (entries["key"].alignment, entries["sharer"].alignment) == (expected, 4)
+        assert expected == 24
+        assert len(store.get_named_data_store_output().buffers) == 1
