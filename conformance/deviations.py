@@ -1,4 +1,9 @@
-"""Deviation files: clause ids (or test names) an implementation is known not to meet, with reasons."""
+"""Deviation files: the clause ids (or test names) an implementation is known not to meet, and why.
+
+One deviation a line: ``TARGET reason``, TARGET a clause id, a suite test function name or one
+parametrized case (``test_name[param]``), then whitespace and the reason. A line whose first
+non-blank character is ``#`` is a comment; a ``#`` later in a line belongs to the reason.
+"""
 
 from __future__ import annotations
 
@@ -18,19 +23,24 @@ class Deviation:
 
 
 def parse_deviations(text: str, source: str = "<deviations>") -> dict[str, Deviation]:
-    """Parse ``TARGET  reason`` lines; ``#`` starts a comment; each target at most once."""
+    """Parse ``TARGET reason`` lines; ``#`` starts a comment line; each target at most once.
+
+    Raises ValueError listing every problem as ``SOURCE:LINE: problem``.
+    """
     found: dict[str, Deviation] = {}
     problems: list[str] = []
     for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.split("#", 1)[0].strip() if raw.lstrip().startswith("#") else raw.strip()
+        line = "" if raw.lstrip().startswith("#") else raw.strip()
         if not line:
             continue
-        target, _, reason = line.partition(" ")
-        reason = reason.strip()
+        target, *rest = line.split(None, 1)
+        reason = rest[0].strip() if rest else ""
         if not reason:
             problems.append(f"{source}:{number}: {target!r} has no reason")
         elif target in found:
-            problems.append(f"{source}:{number}: {target!r} listed twice")
+            problems.append(
+                f"{source}:{number}: {target!r} listed twice (first at line {found[target].line})"
+            )
         else:
             found[target] = Deviation(target, reason, number)
     if problems:

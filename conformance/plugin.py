@@ -1,4 +1,5 @@
-"""The pytest plugin: chooses the implementation, maps tests to clauses, applies deviations."""
+"""The pytest plugin: chooses the implementation, maps tests to clauses, applies deviations, and
+reports a status per clause and a verdict per profile (terminal summary, ``--report`` files)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,15 @@ from .adapters import load_implementation, selected_spec
 from .api import Capability, Implementation, ImplementationError
 from .deviations import Deviation, builtin_deviations_path, read_deviations
 from .fixtures import Blobs, placeholders
+from .report import (
+    CLAUSES_PROPERTY,
+    Collector,
+    Kind,
+    Report,
+    build_report,
+    make_header,
+    report_format,
+)
 from .spec import Spec, load_spec
 
 __all__ = ["clause_ids"]
@@ -18,6 +28,7 @@ __all__ = ["clause_ids"]
 PROFILES = ("core", "strict")
 _SPEC_KEY = pytest.StashKey[Spec]()
 _DEVIATIONS_KEY = pytest.StashKey[dict[str, Deviation]]()
+_REPORTER_NAME = "cordspec-reporter"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -39,6 +50,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="file of known deviations (default: the built-in adapter's own list, if any)",
     )
+    group.addoption(
+        "--report",
+        dest="cordspec_report",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="write the clause report to PATH: Markdown for .md, JSON for .json "
+        "(may be given more than once)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -48,6 +68,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "requires(capability): not applicable unless the implementation has it"
     )
+    for path in config.getoption("cordspec_report"):
+        try:
+            report_format(path)
+        except ValueError as exc:
+            raise pytest.UsageError(f"--report {exc}") from None
+    if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) reports
+        config.pluginmanager.register(_Reporter(config), _REPORTER_NAME)
 
 
 def clause_ids(item: pytest.Item) -> list[str]:
@@ -69,7 +96,12 @@ def _deviations(config: pytest.Config) -> dict[str, Deviation]:
         option = config.getoption("deviations")
         spec = selected_spec(config.getoption("impl"))
         path = Path(option) if option else builtin_deviations_path(spec)
-        config.stash[_DEVIATIONS_KEY] = read_deviations(path)
+        if option and not path.is_file():
+            raise pytest.UsageError(f"--deviations {option}: no such file")
+        try:
+            config.stash[_DEVIATIONS_KEY] = read_deviations(path)
+        except ValueError as exc:
+            raise pytest.UsageError(f"bad deviations file:\n{exc}") from None
     return config.stash[_DEVIATIONS_KEY]
 
 
@@ -91,9 +123,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if profile == "core" and all(spec.clauses[i].profile == "strict" for i in ids):
             dropped.append(item)
             continue
-        item.user_properties.append(("cordspec_clauses", " ".join(ids)))
-        name = getattr(item, "originalname", item.name)
-        known = [deviations[t] for t in (*ids, name) if t in deviations]
+        item.user_properties.append((CLAUSES_PROPERTY, " ".join(ids)))
+        function = getattr(item, "originalname", item.name)
+        targets = dict.fromkeys((*ids, function, item.name))  # item.name has the parameters
+        known = [deviations[t] for t in targets if t in deviations]
         if known:
             reason = "; ".join(f"{d.target}: {d.reason}" for d in known)
             item.add_marker(pytest.mark.xfail(strict=True, reason=f"known deviation: {reason}"))
@@ -147,3 +180,69 @@ def _cordspec_no_placeholder_left(request: pytest.FixtureRequest) -> Iterator[No
     left = placeholders(directory)
     if left:
         pytest.fail(f"placeholder(s) left behind: {', '.join(str(p) for p in left)}")
+
+
+class _Reporter:
+    """Collects suite tests' outcomes on the controller, reports clauses, sets the exit status."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.collector = Collector()
+        self.report: Report | None = None
+        self.written: list[str] = []
+        self.errors: list[str] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.collector.add(report)
+
+    def _build(self) -> Report:
+        config = self.config
+        spec = _spec(config)
+        impl = selected_spec(config.getoption("impl"))
+        try:
+            implementation: Implementation | None = load_implementation(impl)
+            error = ""
+        except Exception as exc:  # described in the report; the tests already said what failed
+            implementation, error = None, f"{type(exc).__name__}: {exc}"
+        header = make_header(impl, config.getoption("profile"), spec, implementation, error)
+        return build_report(spec, header, self.collector.results())
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if not self.collector.active:
+            return
+        self.report = report = self._build()
+        for path in self.config.getoption("cordspec_report"):
+            try:
+                report.write(path)
+            except OSError as exc:
+                self.errors.append(f"cordspec: --report {path}: cannot write it: {exc}")
+                session.exitstatus = pytest.ExitCode.USAGE_ERROR
+            else:
+                self.written.append(path)
+        if session.exitstatus == pytest.ExitCode.OK and not report.exit_ok:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        tr = terminalreporter
+        report = self.report
+        if report is None:
+            if self.config.getoption("cordspec_report"):
+                tr.write_line("cordspec: no suite test ran, so no report was written")
+            return
+        width = max(60, min(100, tr._tw.fullwidth))
+        tr.write_sep("=", "cordspec clause report", fullwidth=width)
+        for line in report.header_lines(width):
+            tr.write_line(line)
+        tr.write_line("")
+        for line in report.clause_lines(width):
+            tr.write_line(line)
+        tr.write_line("")
+        colour = {Kind.CONFORMS: "green", Kind.DEVIATES: "yellow", Kind.DOES_NOT_CONFORM: "red"}
+        for (_, verdict), line in zip(report.verdicts.items(), report.verdict_lines(), strict=True):
+            tr.write_line(line, bold=True, **{colour[verdict.kind]: True})
+        for line in report.exit_lines():
+            tr.write_line(line, red=True)
+        for path in self.written:
+            tr.write_line(f"cordspec report written to {path}")
+        for error in self.errors:
+            tr.write_line(error, red=True)

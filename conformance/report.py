@@ -1,0 +1,599 @@
+"""The clause report: test outcomes, folded into a status per clause and a verdict per profile.
+
+The plugin feeds every test report it sees on the controller (``pytest_runtest_logreport``) to a
+:class:`Collector`; that works under pytest-xdist too, because the clause ids travel in the reports'
+``user_properties`` and xfail reasons in ``wasxfail``. :func:`build_report` then turns the
+results into a :class:`Report`: terminal rows, Markdown, or JSON (``docs/report-schema.json``).
+
+Rules, for the clauses of the chosen profile:
+
+- a test is *passed*, *failed* (a strict xpass and errors in setup or teardown included),
+  *expected deviation* (xfailed with the plugin's "known deviation" reason), *not applicable*
+  (skipped with a reason starting "not applicable: ") or *skipped* (any other skip or xfail);
+- a clause is *failed* if any of its tests failed, else *expected deviation* if any xfailed, else
+  *passed* if any passed, else *not applicable* if all its tests were, else *untested*;
+- only MUST and MUST NOT clauses decide a verdict and are counted in it; SHOULD and MAY clauses
+  show their status and nothing else.
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib.metadata
+import json
+import textwrap
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .api import Capability, Implementation
+from .spec import Clause, Profile, Spec
+
+__all__ = [
+    "CLAUSES_PROPERTY",
+    "DEVIATION_PREFIX",
+    "FORMATS",
+    "NOT_APPLICABLE_PREFIX",
+    "REQUIRED",
+    "ClauseResult",
+    "Collector",
+    "Header",
+    "Kind",
+    "Outcome",
+    "Report",
+    "Result",
+    "Status",
+    "Verdict",
+    "build_report",
+    "clause_results",
+    "clause_status",
+    "make_header",
+    "report_format",
+    "verdict",
+]
+
+CLAUSES_PROPERTY = "cordspec_clauses"
+"""The ``user_properties`` name under which the plugin stores a test's clause ids."""
+DEVIATION_PREFIX = "known deviation: "
+NOT_APPLICABLE_PREFIX = "not applicable: "
+REQUIRED = ("MUST", "MUST NOT")
+"""The keywords whose clauses decide a verdict."""
+FORMATS = {".md": "markdown", ".json": "json"}
+"""Report formats by file suffix."""
+REPORT_FORMAT = "cordspec-report/1"
+
+
+class Outcome(str, enum.Enum):
+    """What happened to one test."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    DEVIATION = "expected deviation"
+    NOT_APPLICABLE = "not applicable"
+    SKIPPED = "skipped"
+
+
+class Status(str, enum.Enum):
+    """What the tests of one clause amount to."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    DEVIATION = "expected deviation"
+    NOT_APPLICABLE = "not applicable"
+    UNTESTED = "untested"
+
+
+ACCEPTABLE = frozenset({Outcome.PASSED, Outcome.DEVIATION, Outcome.NOT_APPLICABLE})
+"""Test outcomes that leave the exit status at 0."""
+
+
+@dataclass(frozen=True)
+class Result:
+    """One test's outcome; ``reason`` without the "known deviation: "/"not applicable: " prefix."""
+
+    nodeid: str
+    clauses: tuple[str, ...]
+    outcome: Outcome
+    reason: str = ""
+
+
+def report_format(path: str | Path) -> str:
+    """``markdown`` or ``json`` by the suffix of ``path``; ValueError naming it otherwise."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise ValueError(
+            f"{path}: unknown report format {suffix or '(no suffix)'!r}; "
+            "name a .md (Markdown) or .json (JSON) file"
+        )
+    return FORMATS[suffix]
+
+
+# --- collecting ---------------------------------------------------------------------------------
+
+
+def _one_line(text: str) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[0] if lines else ""
+
+
+def _failure_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    crash = getattr(longrepr, "reprcrash", None)
+    message = getattr(crash, "message", None)
+    text = _one_line(message if isinstance(message, str) else str(longrepr or ""))
+    if text.startswith("[XPASS(strict)]"):
+        text = "passed, but is marked as a " + text[len("[XPASS(strict)] ") :]
+    return text if report.when == "call" else f"error in {report.when}: {text}"
+
+
+def _skip_reason(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    if isinstance(longrepr, (tuple, list)) and len(longrepr) == 3:
+        text = str(longrepr[2])
+    else:
+        text = str(longrepr or "")
+    text = _one_line(text)
+    return text[len("Skipped: ") :] if text.startswith("Skipped: ") else text
+
+
+def _clauses(report: pytest.TestReport) -> tuple[str, ...] | None:
+    for prop in report.user_properties:
+        # a (name, value) tuple, or a list once it went through xdist's serialization
+        if isinstance(prop, (tuple, list)) and len(prop) == 2 and prop[0] == CLAUSES_PROPERTY:
+            return tuple(str(prop[1]).split())
+    return None
+
+
+def _outcome(report: pytest.TestReport) -> tuple[Outcome, str] | None:
+    """The outcome one phase's report implies, or None when it implies nothing (a passed phase)."""
+    if report.failed:
+        return Outcome.FAILED, _failure_reason(report)
+    if report.skipped:
+        wasxfail = getattr(report, "wasxfail", None)
+        if isinstance(wasxfail, str):
+            if wasxfail.startswith(DEVIATION_PREFIX):
+                return Outcome.DEVIATION, wasxfail[len(DEVIATION_PREFIX) :]
+            return Outcome.SKIPPED, f"xfail: {wasxfail}" if wasxfail else "xfail"
+        reason = _skip_reason(report)
+        if reason.startswith(NOT_APPLICABLE_PREFIX):
+            return Outcome.NOT_APPLICABLE, reason[len(NOT_APPLICABLE_PREFIX) :]
+        return Outcome.SKIPPED, reason
+    if report.when == "call":
+        return Outcome.PASSED, ""
+    return None
+
+
+@dataclass
+class _Partial:
+    clauses: tuple[str, ...]
+    outcome: Outcome | None = None
+    reason: str = ""
+
+
+class Collector:
+    """Folds the setup, call and teardown reports of each suite test into one :class:`Result`.
+
+    A suite test is one whose reports carry the plugin's clause ids; other reports are ignored.
+    """
+
+    def __init__(self) -> None:
+        self._tests: dict[str, _Partial] = {}
+
+    def add(self, report: pytest.TestReport) -> None:
+        """Take one phase's report (from this process or from an xdist worker)."""
+        clauses = _clauses(report)
+        if clauses is None:
+            return
+        partial = self._tests.setdefault(report.nodeid, _Partial(clauses))
+        implied = _outcome(report)
+        if implied is None or partial.outcome is Outcome.FAILED:
+            return
+        if implied[0] is Outcome.FAILED or partial.outcome is None:
+            partial.outcome, partial.reason = implied
+
+    @property
+    def active(self) -> bool:
+        """Whether any suite test reported."""
+        return bool(self._tests)
+
+    def results(self) -> list[Result]:
+        """One result per suite test, in the order they first reported."""
+        return [
+            Result(nodeid, p.clauses, p.outcome or Outcome.SKIPPED, p.reason)
+            for nodeid, p in self._tests.items()
+        ]
+
+
+# --- statuses and verdicts ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClauseResult:
+    """A clause, its status, why (for failures, deviations, not applicable) and its tests."""
+
+    clause: Clause
+    status: Status
+    reason: str
+    tests: tuple[Result, ...]
+
+
+def clause_status(tests: Sequence[Result]) -> tuple[Status, str]:
+    """The status of a clause whose tests had these results, and the reason to show with it."""
+
+    def first(outcome: Outcome) -> Result | None:
+        return next((t for t in tests if t.outcome is outcome), None)
+
+    if failed := first(Outcome.FAILED):
+        return (
+            Status.FAILED,
+            f"{failed.nodeid}: {failed.reason}" if failed.reason else failed.nodeid,
+        )
+    if deviation := first(Outcome.DEVIATION):
+        return Status.DEVIATION, deviation.reason
+    if first(Outcome.PASSED):
+        return Status.PASSED, ""
+    if tests and all(t.outcome is Outcome.NOT_APPLICABLE for t in tests):
+        return Status.NOT_APPLICABLE, tests[0].reason
+    skipped = first(Outcome.SKIPPED)
+    return Status.UNTESTED, f"skipped: {skipped.reason}" if skipped else ""
+
+
+def clause_results(spec: Spec, profile: Profile, results: Iterable[Result]) -> list[ClauseResult]:
+    """The status of every clause of ``profile``, in document order."""
+    clauses = spec.in_profile(profile)
+    by_clause: dict[str, list[Result]] = {c.id: [] for c in clauses}
+    for result in results:
+        for clause_id in dict.fromkeys(result.clauses):
+            if clause_id in by_clause:
+                by_clause[clause_id].append(result)
+    out = []
+    for clause in clauses:
+        tests = tuple(by_clause[clause.id])
+        status, reason = clause_status(tests)
+        out.append(ClauseResult(clause, status, reason, tests))
+    return out
+
+
+class Kind(str, enum.Enum):
+    """The three verdicts."""
+
+    CONFORMS = "conforms"
+    DEVIATES = "conforms-with-deviations"
+    DOES_NOT_CONFORM = "does-not-conform"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A profile's verdict; every count is of its MUST / MUST NOT clauses."""
+
+    profile: Profile
+    passed: int
+    applicable: int
+    failed: int
+    deviations: int
+    untested: int
+    not_applicable: int
+
+    @property
+    def kind(self) -> Kind:
+        if self.failed or self.untested:
+            return Kind.DOES_NOT_CONFORM
+        return Kind.DEVIATES if self.deviations else Kind.CONFORMS
+
+    @property
+    def text(self) -> str:
+        kind = self.kind
+        if kind is Kind.CONFORMS:
+            return f"CONFORMS ({self.passed}/{self.applicable})"
+        if kind is Kind.DEVIATES:
+            return (
+                f"CONFORMS WITH {self.deviations} DECLARED DEVIATIONS "
+                f"({self.passed}/{self.applicable} passed)"
+            )
+        return f"DOES NOT CONFORM ({self.failed} failed, {self.untested} untested)"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "verdict": self.text,
+            "result": self.kind.value,
+            "passed": self.passed,
+            "applicable": self.applicable,
+            "failed": self.failed,
+            "deviations": self.deviations,
+            "untested": self.untested,
+            "not_applicable": self.not_applicable,
+        }
+
+
+def verdict(results: Iterable[ClauseResult], profile: Profile) -> Verdict:
+    """The verdict for ``profile`` from clause results (clauses of other profiles are ignored)."""
+    wanted = ("core",) if profile == "core" else ("core", "strict")
+    counts = dict.fromkeys(Status, 0)
+    for result in results:
+        if result.clause.profile in wanted and result.clause.keyword in REQUIRED:
+            counts[result.status] += 1
+    return Verdict(
+        profile=profile,
+        passed=counts[Status.PASSED],
+        applicable=sum(counts.values()) - counts[Status.NOT_APPLICABLE],
+        failed=counts[Status.FAILED],
+        deviations=counts[Status.DEVIATION],
+        untested=counts[Status.UNTESTED],
+        not_applicable=counts[Status.NOT_APPLICABLE],
+    )
+
+
+# --- the report ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Header:
+    """What was tested, against what, when."""
+
+    implementation: str
+    version: str
+    impl: str
+    """The ``--impl`` value it was loaded by."""
+    profile: Profile
+    spec_version: str
+    absent: tuple[tuple[str, str], ...] = ()
+    """(capability, reason) for each optional capability the implementation lacks."""
+    date: str = ""
+    cordspec_version: str = ""
+    error: str = ""
+    """Why the implementation could not be described, if it could not be loaded here."""
+
+
+def _cordspec_version() -> str:
+    try:
+        return importlib.metadata.version("cordspec")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - run from a bare checkout
+        return "unknown"
+
+
+def make_header(
+    impl: str,
+    profile: Profile,
+    spec: Spec,
+    implementation: Implementation | None,
+    error: str = "",
+    date: datetime | None = None,
+) -> Header:
+    """The header for ``implementation`` (None when it could not be loaded, with ``error``)."""
+    when = (date or datetime.now(timezone.utc)).isoformat(timespec="seconds")
+    if implementation is None:
+        return Header(
+            implementation=impl,
+            version="unknown",
+            impl=impl,
+            profile=profile,
+            spec_version=spec.version,
+            date=when,
+            cordspec_version=_cordspec_version(),
+            error=error,
+        )
+    present = implementation.capabilities
+    return Header(
+        implementation=implementation.name,
+        version=implementation.version,
+        impl=impl,
+        profile=profile,
+        spec_version=spec.version,
+        absent=tuple(
+            (c.value, implementation.why_absent(c)) for c in Capability if c not in present
+        ),
+        date=when,
+        cordspec_version=_cordspec_version(),
+    )
+
+
+def _fit(text: str, width: int) -> str:
+    text = " ".join(text.split())
+    if len(text) <= width:
+        return text
+    return text[: max(width - 3, 0)] + "..." if width >= 3 else text[:width]
+
+
+def _cell(text: str) -> str:
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+@dataclass(frozen=True)
+class Report:
+    """Clause statuses of the chosen profile, verdicts, and every suite test's result."""
+
+    header: Header
+    clauses: list[ClauseResult]
+    verdicts: dict[str, Verdict]
+    results: list[Result] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> Verdict:
+        """The verdict for the chosen profile."""
+        return self.verdicts[self.header.profile]
+
+    @property
+    def not_acceptable(self) -> list[Result]:
+        """Tests whose outcome makes the run fail: failed, or skipped other than not applicable."""
+        return [r for r in self.results if r.outcome not in ACCEPTABLE]
+
+    @property
+    def exit_ok(self) -> bool:
+        """Every test passed, xfailed or was not applicable, and the verdict is not negative."""
+        return not self.not_acceptable and self.verdict.kind is not Kind.DOES_NOT_CONFORM
+
+    # terminal
+
+    def verdict_lines(self) -> list[str]:
+        width = max(len(p) for p in self.verdicts) + 1
+        return [f"{p + ':':<{width}} {v.text}" for p, v in self.verdicts.items()]
+
+    def header_lines(self, width: int = 100) -> list[str]:
+        h = self.header
+        lines = [
+            f"implementation: {h.implementation} {h.version} (--impl {h.impl})",
+            f"profile: {h.profile}; spec version {h.spec_version}; {h.date}",
+        ]
+        if h.error:
+            lines.append(f"error: {h.error}")
+        lines.extend(f"absent: {cap}: {why}" for cap, why in h.absent)
+        return [
+            wrapped
+            for line in lines
+            for wrapped in textwrap.wrap(
+                line, width, subsequent_indent="    ", break_on_hyphens=False
+            )
+        ]
+
+    def clause_lines(self, width: int = 100) -> list[str]:
+        """One row per clause: id, keyword, profile, status, and the reason where there is one."""
+        id_width = max((len(c.clause.id) for c in self.clauses), default=2)
+        status_width = max(len(s.value) for s in Status)
+        rows = []
+        for c in self.clauses:
+            row = (
+                f"{c.clause.id:<{id_width}}  {c.clause.keyword:<8}  {c.clause.profile:<6}  "
+                f"{c.status.value:<{status_width}}"
+            )
+            reason = c.reason
+            failed = next((t for t in c.tests if t.outcome is Outcome.FAILED), None)
+            if c.status is Status.FAILED and failed is not None:  # the test's name, not its path
+                reason = f"{failed.nodeid.rpartition('::')[2]}: {failed.reason}"
+            if reason:
+                row = f"{row}  {_fit(reason, width - len(row) - 2)}"
+            rows.append(row.rstrip())
+        return rows
+
+    def exit_lines(self) -> list[str]:
+        """Why the run fails although the verdict does not, if it does."""
+        bad = self.not_acceptable
+        if not bad or self.verdict.kind is Kind.DOES_NOT_CONFORM:
+            return []
+        failed = sum(r.outcome is Outcome.FAILED for r in bad)
+        skipped = len(bad) - failed
+        parts = [f"{failed} test(s) failed"] if failed else []
+        if skipped:
+            parts.append(f"{skipped} test(s) skipped without a '{NOT_APPLICABLE_PREFIX}' reason")
+        return [f"the run fails: {', '.join(parts)}"]
+
+    # files
+
+    def to_json(self) -> dict[str, Any]:
+        h = self.header
+        return {
+            "format": REPORT_FORMAT,
+            "implementation": {"name": h.implementation, "version": h.version, "impl": h.impl},
+            "profile": h.profile,
+            "spec_version": h.spec_version,
+            "cordspec_version": h.cordspec_version,
+            "date": h.date,
+            "absent_capabilities": [{"capability": c, "reason": r} for c, r in h.absent],
+            "error": h.error,
+            "verdicts": {p: v.to_json() for p, v in self.verdicts.items()},
+            "exit_ok": self.exit_ok,
+            "clauses": [
+                {
+                    "id": c.clause.id,
+                    "keyword": c.clause.keyword,
+                    "profile": c.clause.profile,
+                    "section": c.clause.section,
+                    "status": c.status.value,
+                    "reason": c.reason,
+                    "tests": [
+                        {"nodeid": t.nodeid, "outcome": t.outcome.value, "reason": t.reason}
+                        for t in c.tests
+                    ],
+                }
+                for c in self.clauses
+            ],
+            "tests": {
+                o.value.replace(" ", "_"): sum(r.outcome is o for r in self.results)
+                for o in Outcome
+            },
+        }
+
+    def to_markdown(self) -> str:
+        h = self.header
+        absent = f"{len(h.absent)}, listed below" if h.absent else "none"
+        lines = [
+            "# cordspec conformance report",
+            "",
+            "| | |",
+            "| --- | --- |",
+            f"| Implementation | {_cell(h.implementation)} {_cell(h.version)} |",
+            f"| `--impl` | `{_cell(h.impl)}` |",
+            f"| Profile | {h.profile} |",
+            f"| Spec version | {_cell(h.spec_version)} |",
+            f"| Absent capabilities | {absent} |",
+            f"| Date | {h.date} |",
+            f"| cordspec | {_cell(h.cordspec_version)} |",
+        ]
+        if h.error:
+            lines.append(f"| Error | {_cell(h.error)} |")
+        if h.absent:
+            lines += ["", "Absent capabilities (clauses that need them are not applicable):", ""]
+            lines += [f"- `{c}`: {' '.join(r.split())}" for c, r in h.absent]
+        lines += ["", "## Verdict", ""]
+        lines += [f"- **{p}**: {v.text}" for p, v in self.verdicts.items()]
+        lines += [
+            "",
+            "Counts are of MUST and MUST NOT clauses; SHOULD and MAY clauses show their status "
+            "but do not change a verdict.",
+        ]
+        lines += [f"\n{line}." for line in self.exit_lines()]
+        lines += ["", "## Clauses"]
+        section = None
+        for c in self.clauses:
+            if c.clause.section != section:
+                section = c.clause.section
+                lines += [
+                    "",
+                    f"### {_cell(section) or '(no section)'}",
+                    "",
+                    "| Clause | Keyword | Profile | Status | Tests | Reason |",
+                    "| --- | --- | --- | --- | --- | --- |",
+                ]
+            lines.append(
+                f"| {c.clause.id} | {c.clause.keyword} | {c.clause.profile} | {c.status.value} "
+                f"| {len(c.tests)} | {_cell(c.reason)} |"
+            )
+        unusual = [r for r in self.results if r.outcome is not Outcome.PASSED]
+        if unusual:
+            lines += [
+                "",
+                "## Tests not passed",
+                "",
+                "| Test | Outcome | Reason |",
+                "| --- | --- | --- |",
+            ]
+            lines += [
+                f"| `{_cell(r.nodeid)}` | {r.outcome.value} | {_cell(r.reason)} |" for r in unusual
+            ]
+        return "\n".join(lines) + "\n"
+
+    def write(self, path: str | Path) -> None:
+        """Write the report to ``path``: Markdown for ``.md``, JSON for ``.json``."""
+        kind = report_format(path)
+        target = Path(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if kind == "json":
+            text = json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"
+        else:
+            text = self.to_markdown()
+        target.write_text(text, encoding="utf-8")
+
+
+def build_report(spec: Spec, header: Header, results: Sequence[Result]) -> Report:
+    """The report for ``header.profile``: its clauses, and verdicts for core (and strict)."""
+    clauses = clause_results(spec, header.profile, results)
+    chosen: tuple[Profile, ...] = ("core",) if header.profile == "core" else ("core", "strict")
+    return Report(
+        header=header,
+        clauses=clauses,
+        verdicts={p: verdict(clauses, p) for p in chosen},
+        results=list(results),
+    )

@@ -1,0 +1,495 @@
+"""Tests of the ``cordspec`` command line, run as a user runs it: in a subprocess.
+
+The full runs (each profile against the reference, an implementation without hooks, and one under
+pytest-xdist) run once, together, in a module-scoped fixture; the other runs select a few suite
+tests by the clauses they name.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+import reference
+from conformance.cli import clause_lines, first_sentence, pytest_args
+from conformance.spec import Profile, load_spec
+from tests.impls.suite_map import REPO, SuiteTest, collect_suite, keyword_for, subprocess_env
+
+SPEC = load_spec()
+SCHEMA = json.loads((REPO / "docs" / "report-schema.json").read_text("utf-8"))
+PROFILES: tuple[Profile, ...] = ("core", "strict")
+HOOKS = [c.id for c in SPEC.clauses.values() if c.id.startswith("HOOK-")]
+
+
+@dataclass
+class Run:
+    proc: subprocess.CompletedProcess[str]
+    directory: Path
+
+    @property
+    def code(self) -> int:
+        return self.proc.returncode
+
+    @property
+    def out(self) -> str:
+        return self.proc.stdout
+
+    def json(self, name: str = "report.json") -> dict[str, Any]:
+        data: dict[str, Any] = json.loads((self.directory / name).read_text("utf-8"))
+        return data
+
+    def markdown(self, name: str = "report.md") -> str:
+        return (self.directory / name).read_text("utf-8")
+
+    def statuses(self, name: str = "report.json") -> dict[str, str]:
+        return {c["id"]: c["status"] for c in self.json(name)["clauses"]}
+
+    def why(self) -> str:
+        return f"exit {self.code}\n--- stdout\n{self.out[-4000:]}\n--- stderr\n{self.proc.stderr}"
+
+
+def cordspec(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, command: list[str] | None = None
+) -> Run:
+    """``python -m conformance ARGS`` in ``cwd`` (reports, if any, are written there)."""
+    proc = subprocess.run(
+        [*(command or [sys.executable, "-m", "conformance"]), *args],
+        cwd=cwd,
+        env=env or subprocess_env(COLUMNS="100"),
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
+    )
+    return Run(proc, cwd)
+
+
+def run_with_reports(cwd: Path, *args: str) -> Run:
+    return cordspec("run", *args, "--report", "report.json", "--report", "report.md", cwd=cwd)
+
+
+@pytest.fixture(scope="module")
+def suite_tests(tmp_path_factory: pytest.TempPathFactory) -> list[SuiteTest]:
+    return collect_suite(tmp_path_factory.mktemp("suite-map") / "map.json")
+
+
+FULL_RUNS = {
+    "core": ("--profile", "core"),
+    "strict": ("--profile", "strict"),
+    "strict-xdist": ("--profile", "strict", "--", "-n", "2"),
+    "nohooks": ("--impl", "tests.impls.nohooks", "--profile", "strict"),
+}
+
+
+def _start_and_wait(base: Path) -> None:
+    """Start every full run at once (output to files, so that no pipe fills up), then wait."""
+    started = []
+    for name, args in FULL_RUNS.items():
+        directory = base / name
+        directory.mkdir()
+        at = args.index("--") if "--" in args else len(args)
+        argv = [sys.executable, "-m", "conformance", "run", *args[:at]]
+        argv += ["--report", "report.json", "--report", "report.md", *args[at:]]
+        (directory / "argv").write_text(json.dumps(argv), "utf-8")
+        with (directory / "stdout").open("w") as out, (directory / "stderr").open("w") as err:
+            process = subprocess.Popen(
+                argv, cwd=directory, env=subprocess_env(COLUMNS="100"), stdout=out, stderr=err
+            )
+        started.append((directory, process))
+    for directory, process in started:
+        (directory / "rc").write_text(str(process.wait(timeout=1800)), "utf-8")
+
+
+@pytest.fixture(scope="module")
+def full_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
+    """The full runs, each from a directory that is not the repository. Under pytest-xdist the
+    workers share one set of runs: the first to get the lock makes them, the others read them."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = tmp_path_factory.getbasetemp().parent / "cordspec-full-runs"
+    else:
+        base = tmp_path_factory.mktemp("full-runs")
+    base.mkdir(exist_ok=True)
+    with (base / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not (base / "done").exists():
+                _start_and_wait(base)
+                (base / "done").touch()
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    runs = {}
+    for name in FULL_RUNS:
+        directory = base / name
+        proc = subprocess.CompletedProcess(
+            json.loads((directory / "argv").read_text("utf-8")),
+            int((directory / "rc").read_text("utf-8")),
+            (directory / "stdout").read_text("utf-8"),
+            (directory / "stderr").read_text("utf-8"),
+        )
+        runs[name] = Run(proc, directory)
+    return runs
+
+
+@pytest.fixture(params=PROFILES)
+def full_run(request: pytest.FixtureRequest, full_runs: dict[str, Run]) -> Run:
+    """A full run of the reference."""
+    return full_runs[request.param]
+
+
+@pytest.fixture
+def nohooks_run(full_runs: dict[str, Run]) -> Run:
+    return full_runs["nohooks"]
+
+
+# --- the reference conforms ----------------------------------------------------------------------
+
+
+def test_full_run_of_the_reference_conforms(full_run: Run) -> None:
+    assert full_run.code == 0, full_run.why()
+    data = full_run.json()
+    profile = data["profile"]
+    expected = ["core"] if profile == "core" else ["core", "strict"]
+    assert list(data["verdicts"]) == expected
+    md = full_run.markdown()
+    for name in expected:
+        verdict = data["verdicts"][name]
+        assert verdict["result"] == "conforms", verdict
+        assert verdict["verdict"] == f"CONFORMS ({verdict['passed']}/{verdict['passed']})"
+        assert f"- **{name}**: {verdict['verdict']}" in md
+        assert re.search(rf"^{name}: +{re.escape(verdict['verdict'])}$", full_run.out, re.M)
+    assert data["exit_ok"] is True
+
+
+def test_report_lists_every_clause_of_the_profile(full_run: Run) -> None:
+    data = full_run.json()
+    wanted = [c.id for c in SPEC.in_profile(data["profile"])]
+    assert [c["id"] for c in data["clauses"]] == wanted
+    md = full_run.markdown()
+    for clause_id in wanted:
+        assert f"\n| {clause_id} | " in md
+    others = [c.id for c in SPEC.clauses.values() if c.id not in wanted]
+    assert not [c for c in others if f"| {c} | " in md]
+    rows = [line.split()[0] for line in full_run.out.splitlines() if line.split()]
+    assert [r for r in rows if r in SPEC.clauses] == wanted
+
+
+def test_report_header(full_run: Run) -> None:
+    data = full_run.json()
+    assert data["implementation"] == {
+        "name": "reference",
+        "version": reference.__version__,
+        "impl": "reference",
+    }
+    assert data["spec_version"] == SPEC.version
+    assert data["absent_capabilities"] == []
+    assert datetime.fromisoformat(data["date"]).tzinfo is not None
+    md = full_run.markdown()
+    assert f"| Implementation | reference {reference.__version__} |" in md
+    assert f"| Profile | {data['profile']} |" in md
+    assert f"| Spec version | {SPEC.version} |" in md
+    assert f"implementation: reference {reference.__version__} (--impl reference)" in full_run.out
+
+
+def test_json_report_matches_the_schema(full_run: Run) -> None:
+    validator = jsonschema.Draft202012Validator(
+        SCHEMA, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    )
+    validator.validate(full_run.json())
+
+
+def test_terminal_summary_fits_100_columns(full_run: Run) -> None:
+    out = full_run.out
+    assert "cordspec clause report" in out, full_run.why()
+    section = out[out.index("cordspec clause report") :].splitlines()
+    too_wide = [line for line in section if len(line) > 100]
+    assert not too_wide
+
+
+def test_a_run_under_xdist_reports_what_a_serial_run_does(full_runs: dict[str, Run]) -> None:
+    serial, parallel = full_runs["strict"], full_runs["strict-xdist"]
+    assert parallel.code == serial.code, parallel.why()
+    assert "created: 2/2 workers" in parallel.out, parallel.why()
+    assert parallel.json()["verdicts"] == serial.json()["verdicts"]
+    assert parallel.statuses() == serial.statuses()
+    assert parallel.json()["tests"] == serial.json()["tests"]
+
+
+# --- other implementations ----------------------------------------------------------------------
+
+
+def test_an_implementation_without_hooks_conforms_with_hooks_not_applicable(
+    nohooks_run: Run,
+) -> None:
+    assert nohooks_run.code == 0, nohooks_run.why()
+    data = nohooks_run.json()
+    assert data["implementation"]["name"] == "tests.impls.nohooks"
+    assert data["implementation"]["impl"] == "tests.impls.nohooks"
+    reason = "tests.impls.nohooks provides no backend hooks"
+    assert {a["capability"]: a["reason"] for a in data["absent_capabilities"]} == {
+        "copy-hook": reason,
+        "weights-hooks": reason,
+        "weights-key": reason,
+        "low-memory-weights": reason,
+    }
+    hooks = {c["id"]: (c["status"], c["reason"]) for c in data["clauses"] if c["id"] in HOOKS}
+    assert hooks == dict.fromkeys(HOOKS, ("not applicable", reason))
+    for name, verdict in data["verdicts"].items():
+        assert verdict["result"] == "conforms", (name, verdict)
+        assert verdict["not_applicable"] == len(
+            [c for c in SPEC.in_profile(name) if c.id in HOOKS and c.keyword.startswith("MUST")]
+        )
+    md = nohooks_run.markdown()
+    assert f"`copy-hook`: {reason}" in md
+    assert "| HOOK-COPY-1 | MUST | core | not applicable | " in md
+    assert f"absent: copy-hook: {reason}" in nohooks_run.out
+
+
+def test_a_broken_implementation_does_not_conform(
+    tmp_path: Path, suite_tests: list[SuiteTest]
+) -> None:
+    selection = keyword_for(suite_tests, "CORD-WRITE-1")
+    run = run_with_reports(tmp_path, "--impl", "tests.impls.broken_cord", "--", "-k", selection)
+    assert run.code == 1, run.why()
+    data = run.json()
+    assert data["verdicts"]["core"]["result"] == "does-not-conform"
+    assert data["verdicts"]["core"]["failed"] >= 1
+    clause = next(c for c in data["clauses"] if c["id"] == "CORD-WRITE-1")
+    assert clause["status"] == "failed"
+    assert all(t["outcome"] == "failed" for t in clause["tests"])
+    assert "- **core**: DOES NOT CONFORM (" in run.markdown()
+    assert "| CORD-WRITE-1 | MUST | core | failed | " in run.markdown()
+
+
+def test_a_declared_deviation_the_implementation_meets_fails_the_run(
+    tmp_path: Path, suite_tests: list[SuiteTest]
+) -> None:
+    (tmp_path / "dev.txt").write_text("CORD-INIT-1  pretend it fails\n", encoding="utf-8")
+    selection = keyword_for(suite_tests, "CORD-INIT-1", "CORD-INIT-2")
+    run = run_with_reports(tmp_path, "--deviations", "dev.txt", "--", "-k", selection)
+    assert run.code == 1, run.why()
+    statuses = run.statuses()
+    assert statuses["CORD-INIT-1"] == "failed"
+    assert statuses["CORD-INIT-2"] == "passed"
+    clause = next(c for c in run.json()["clauses"] if c["id"] == "CORD-INIT-1")
+    assert "known deviation: CORD-INIT-1: pretend it fails" in clause["reason"]
+
+
+def test_a_declared_deviation_that_holds_is_an_expected_deviation(
+    tmp_path: Path, suite_tests: list[SuiteTest]
+) -> None:
+    """Reported alike with and without xdist, together with passed, untested, not applicable."""
+    (tmp_path / "dev.txt").write_text(
+        "# the broken Cord on purpose\nCORD-WRITE-1  writes its pieces in reverse\n",
+        encoding="utf-8",
+    )
+    selection = keyword_for(suite_tests, "CORD-WRITE-1", "CORD-INIT-1", *HOOKS)
+    base = ["--impl", "tests.impls.broken_cord", "--deviations", "dev.txt", "--profile", "core"]
+    serial = cordspec("run", *base, "--report", "serial.json", "--", "-k", selection, cwd=tmp_path)
+    parallel = cordspec(
+        "run", *base, "--report", "xdist.json", "--", "-k", selection, "-n", "2", cwd=tmp_path
+    )
+    for run, name in ((serial, "serial.json"), (parallel, "xdist.json")):
+        data = run.json(name)
+        clause = next(c for c in data["clauses"] if c["id"] == "CORD-WRITE-1")
+        assert clause["status"] == "expected deviation", run.why()
+        assert clause["reason"] == "CORD-WRITE-1: writes its pieces in reverse"
+        statuses = set(run.statuses(name).values())
+        assert {"expected deviation", "passed", "not applicable", "untested"} <= statuses
+        assert run.code == 1  # untested clauses
+    assert serial.json("serial.json")["verdicts"] == parallel.json("xdist.json")["verdicts"]
+    assert serial.statuses("serial.json") == parallel.statuses("xdist.json")
+
+
+def test_impl_defaults_to_the_environment(tmp_path: Path, suite_tests: list[SuiteTest]) -> None:
+    env = subprocess_env(CORDSPEC_IMPL="tests.impls.nohooks")
+    selection = keyword_for(suite_tests, "CORD-INIT-1")
+    run = cordspec("run", "--report", "r.json", "--", "-k", selection, cwd=tmp_path, env=env)
+    assert run.json("r.json")["implementation"]["impl"] == "tests.impls.nohooks", run.why()
+
+
+# --- errors before pytest starts ----------------------------------------------------------------
+
+
+def one_line_error(run: Run) -> str:
+    assert run.code == 2, run.why()
+    assert run.out == ""
+    lines = run.proc.stderr.splitlines()
+    assert len(lines) == 1, run.proc.stderr
+    assert lines[0].startswith("cordspec: ")
+    return lines[0]
+
+
+def test_a_module_that_is_not_an_implementation(tmp_path: Path) -> None:
+    line = one_line_error(cordspec("run", "--impl", "json", cwd=tmp_path))
+    assert "json is not an implementation" in line
+
+
+def test_a_missing_module(tmp_path: Path) -> None:
+    line = one_line_error(cordspec("run", "--impl", "no_such_module_for_cordspec", cwd=tmp_path))
+    assert "no_such_module_for_cordspec" in line
+
+
+def test_a_missing_attribute(tmp_path: Path) -> None:
+    line = one_line_error(cordspec("run", "--impl", "tests.impls.nohooks:nothing", cwd=tmp_path))
+    assert "'nothing'" in line
+
+
+def test_a_module_that_raises_on_import(tmp_path: Path) -> None:
+    line = one_line_error(cordspec("run", "--impl", "tests.impls.raises_on_import", cwd=tmp_path))
+    assert "RuntimeError: this implementation is not ready (second line" in line
+
+
+def test_a_missing_deviations_file(tmp_path: Path) -> None:
+    line = one_line_error(cordspec("run", "--deviations", "nope.txt", cwd=tmp_path))
+    assert "nope.txt" in line
+
+
+def test_a_bad_deviations_file(tmp_path: Path) -> None:
+    (tmp_path / "bad.txt").write_text("CORD-INIT-1\n", encoding="utf-8")
+    line = one_line_error(cordspec("run", "--deviations", "bad.txt", cwd=tmp_path))
+    assert "bad.txt:1: 'CORD-INIT-1' has no reason" in line
+
+
+def test_an_unknown_report_format(tmp_path: Path) -> None:
+    run = cordspec("run", "--report", "out.txt", cwd=tmp_path)
+    assert run.code == 2
+    assert "out.txt: unknown report format '.txt'" in run.proc.stderr
+    assert not list(tmp_path.iterdir())
+
+
+# --- configuration and isolation ----------------------------------------------------------------
+
+
+def test_the_project_it_runs_in_does_not_configure_the_run(tmp_path: Path) -> None:
+    (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = --no-such-option\n", "utf-8")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\naddopts = "--no-such-option"\n', "utf-8"
+    )
+    (tmp_path / "conftest.py").write_text(
+        "raise RuntimeError('project conftest loaded')\n", "utf-8"
+    )
+    (tmp_path / "test_project.py").write_text("def test_project(): pass\n", "utf-8")
+    run = cordspec("run", "--", "--collect-only", "-q", cwd=tmp_path)
+    assert run.code == 0, run.why()
+    ids = [line for line in run.out.splitlines() if "::" in line]
+    assert ids
+    assert all(i.startswith("suite/") for i in ids), ids[:5]
+
+
+def test_the_repository_configuration_does_not_leak_in() -> None:
+    run = cordspec("run", "--", "--collect-only", cwd=REPO)
+    assert run.code == 0, run.why()
+    assert "rootdir: " + str(REPO / "conformance") in run.out
+    assert "configfile: cordspec.ini" in run.out
+    assert "<Dir tests>" not in run.out
+    assert "<Package suite>" in run.out
+
+
+def test_pytest_args() -> None:
+    args = pytest_args("x.y", "core", ["/r.md"], "/d.txt", "ci", ["-k", "foo"])
+    assert args[:2] == ["-c", str(REPO / "conformance" / "cordspec.ini")]
+    assert args[4:6] == ["-p", "no:cacheprovider"]
+    assert str(REPO / "conformance" / "suite") in args
+    for pair in (
+        ["--impl", "x.y"],
+        ["--profile", "core"],
+        ["--report", "/r.md"],
+        ["--deviations", "/d.txt"],
+        ["--hypothesis-profile", "ci"],
+    ):
+        assert any(args[i : i + 2] == pair for i in range(len(args) - 1)), pair
+    assert args[-2:] == ["-k", "foo"]
+
+
+def test_hypothesis_profile_reaches_pytest(tmp_path: Path) -> None:
+    ok = cordspec(
+        "run", "--hypothesis-profile", "default", "--", "--collect-only", "-q", cwd=tmp_path
+    )
+    assert ok.code == 0, ok.why()
+    bad = cordspec(
+        "run", "--hypothesis-profile", "no-such-profile", "--", "--collect-only", "-q", cwd=tmp_path
+    )
+    assert bad.code != 0
+    assert "no-such-profile" in bad.out + bad.proc.stderr
+
+
+def test_the_console_script_finds_modules_of_the_current_directory(tmp_path: Path) -> None:
+    script = Path(sys.executable).with_name("cordspec")
+    assert script.exists(), f"the console script is not installed next to {sys.executable}"
+    package = tmp_path / "myimpl"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "from reference import Cord, DataEntry, FileBackedData, NamedDataStore, "
+        "NamedDataStoreOutput\n",
+        "utf-8",
+    )
+    env = subprocess_env()
+    env.pop("PYTHONPATH")
+    # the tests that need a capability: the hooks' are not applicable, the subprocess ones load
+    # myimpl by name in child interpreters
+    args = ["run", "--impl", "myimpl", "--report", "r.json", "--", "-m", "requires"]
+    run = cordspec(*args, cwd=tmp_path, env=env, command=[str(script)])
+    assert "cordspec report written to" in run.out, run.why()
+    tests = run.json("r.json")["tests"]
+    assert tests["failed"] == tests["skipped"] == 0, run.why()
+    assert tests["passed"] > 0
+    assert tests["not_applicable"] > 0
+
+
+# --- cordspec clauses ---------------------------------------------------------------------------
+
+
+def test_clauses_lists_every_clause(tmp_path: Path) -> None:
+    run = cordspec("clauses", cwd=tmp_path)
+    assert run.code == 0, run.why()
+    lines = run.out.splitlines()
+    assert [line.split()[0] for line in lines] == list(SPEC.clauses)
+    assert all(len(line) <= 100 for line in lines)
+    for clause, line in zip(SPEC.clauses.values(), lines, strict=True):
+        assert re.match(rf"{clause.id} +{clause.keyword} +{clause.profile} +\S", line), line
+
+
+def test_clauses_of_a_profile(tmp_path: Path) -> None:
+    run = cordspec("clauses", "--profile", "core", cwd=tmp_path)
+    assert [line.split()[0] for line in run.out.splitlines()] == [
+        c.id for c in SPEC.in_profile("core")
+    ]
+
+
+def test_clause_lines() -> None:
+    clauses = list(SPEC.clauses.values())
+    lines = clause_lines(clauses, 80)
+    assert all(len(line) <= 80 for line in lines)
+    for clause, line in zip(clauses, lines, strict=True):
+        assert line.startswith(f"{clause.id:<13}"[: len(clause.id)])
+        assert f"  {clause.keyword:<8}  {clause.profile:<6}  " in line
+    assert (
+        first_sentence("It MUST work, e.g. here.  Then more.\nMore.") == "It MUST work, e.g. here."
+    )
+    assert first_sentence("Only one\nline") == "Only one line"
+
+
+def test_no_command_is_a_usage_error(tmp_path: Path) -> None:
+    run = cordspec(cwd=tmp_path)
+    assert run.code == 2
+    assert "usage: cordspec" in run.proc.stderr
+
+
+def test_main_in_process(capsys: pytest.CaptureFixture[str]) -> None:
+    from conformance.cli import main
+
+    assert main(["clauses", "--profile", "strict"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == len(SPEC.clauses)
+    assert main(["run", "--impl", "json"]) == 2
+    assert capsys.readouterr().err.startswith("cordspec: json is not an implementation")

@@ -1,0 +1,95 @@
+"""Tests of the deviation file parser (conformance.deviations)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conformance.deviations import (
+    Deviation,
+    builtin_deviations_path,
+    parse_deviations,
+    read_deviations,
+)
+
+
+def test_targets_and_reasons() -> None:
+    found = parse_deviations(
+        "CORD-WRITE-1 pieces are written in reverse\n"
+        "test_order_into_a_real_file   the same, by test name\n",
+        "x.deviations",
+    )
+    assert found == {
+        "CORD-WRITE-1": Deviation("CORD-WRITE-1", "pieces are written in reverse", 1),
+        "test_order_into_a_real_file": Deviation(
+            "test_order_into_a_real_file", "the same, by test name", 2
+        ),
+    }
+
+
+def test_comments_and_blank_lines_are_ignored() -> None:
+    found = parse_deviations(
+        "# ExecuTorch 1.5.1\n"
+        "\n"
+        "   # an indented comment\n"
+        "HOOK-LOW-2 moves the blob without its digest # see issue #123\n"
+        "  \t \n"
+        "#HOOK-LOW-3 commented out, so not a deviation\n"
+    )
+    assert list(found) == ["HOOK-LOW-2"]
+    # a '#' after the target belongs to the reason
+    assert found["HOOK-LOW-2"].reason == "moves the blob without its digest # see issue #123"
+    assert found["HOOK-LOW-2"].line == 4
+
+
+def test_surrounding_whitespace_and_tabs() -> None:
+    found = parse_deviations("  NDS-MERGE-6\tnot atomic  \n")
+    assert found == {"NDS-MERGE-6": Deviation("NDS-MERGE-6", "not atomic", 1)}
+
+
+@pytest.mark.parametrize("line", ["CORD-WRITE-1", "CORD-WRITE-1   ", "CORD-WRITE-1\t"])
+def test_a_target_without_reason_is_an_error(line: str) -> None:
+    with pytest.raises(ValueError, match=r"^x\.deviations:2: 'CORD-WRITE-1' has no reason$"):
+        parse_deviations(f"# header\n{line}\n", "x.deviations")
+
+
+def test_a_target_listed_twice_is_an_error() -> None:
+    with pytest.raises(ValueError) as caught:
+        parse_deviations("NDS-KEY-5 first\nNDS-KEY-6 other\nNDS-KEY-5 second\n", "x.deviations")
+    assert str(caught.value) == "x.deviations:3: 'NDS-KEY-5' listed twice (first at line 1)"
+
+
+def test_every_problem_is_reported_with_its_line() -> None:
+    with pytest.raises(ValueError) as caught:
+        parse_deviations("A-1\nB-1 ok\nB-1 again\n# fine\nC-1\n", "f")
+    assert str(caught.value).splitlines() == [
+        "f:1: 'A-1' has no reason",
+        "f:3: 'B-1' listed twice (first at line 2)",
+        "f:5: 'C-1' has no reason",
+    ]
+
+
+def test_empty_text_means_no_deviations() -> None:
+    assert parse_deviations("") == {}
+    assert parse_deviations("# only comments\n\n") == {}
+
+
+def test_read_deviations(tmp_path: Path) -> None:
+    path = tmp_path / "impl.deviations"
+    assert read_deviations(path) == {}  # an absent file means none
+    path.write_text("FBD-CLOSE-7 keeps quiet\n", encoding="utf-8")
+    assert read_deviations(path) == {"FBD-CLOSE-7": Deviation("FBD-CLOSE-7", "keeps quiet", 1)}
+    path.write_text("FBD-CLOSE-7\n", encoding="utf-8")
+    with pytest.raises(
+        ValueError, match=rf"^{re.escape(str(path))}:1: .FBD-CLOSE-7. has no reason$"
+    ):
+        read_deviations(path)
+
+
+def test_builtin_deviations_path() -> None:
+    path = builtin_deviations_path("executorch")
+    assert path.name == "executorch.deviations"
+    assert path.parent.name == "adapters"
+    assert path.parent.joinpath("__init__.py").is_file()

@@ -1,0 +1,771 @@
+"""Tests of the clause report (conformance.report) and of the plugin hooks that produce it."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+import reference
+from conformance.adapters import from_namespace, load_implementation
+from conformance.report import (
+    ClauseResult,
+    Collector,
+    Header,
+    Kind,
+    Outcome,
+    Report,
+    Result,
+    Status,
+    build_report,
+    clause_results,
+    clause_status,
+    make_header,
+    report_format,
+    verdict,
+)
+from conformance.spec import Profile, Spec, load_spec, parse_spec
+
+pytest_plugins = ("pytester",)
+
+# inner runs: no cache files, no pytest-benchmark notices about xdist
+QUIET = ("-p", "no:cacheprovider", "-p", "no:benchmark")
+
+SCHEMA = json.loads(
+    (Path(__file__).resolve().parents[1] / "docs" / "report-schema.json").read_text("utf-8")
+)
+
+SPEC = parse_spec(
+    textwrap.dedent(
+        """\
+        # test spec
+
+        Version: 9.9
+
+        ## 2. Things
+
+        #### A-1 · MUST · core
+
+        It MUST work.
+
+        *Rationale:* r.
+
+        #### A-2 · MUST NOT · core
+
+        It MUST NOT break.
+
+        *Rationale:* r.
+
+        #### A-3 · SHOULD · core
+
+        It SHOULD be fast.
+
+        *Rationale:* r.
+
+        #### A-4 · MAY · core
+
+        It MAY | cache.
+
+        *Rationale:* r.
+
+        ## 3. Extras
+
+        #### B-1 · MUST · strict
+
+        It MUST be strict.
+
+        *Rationale:* r.
+
+        #### B-2 · SHOULD · strict
+
+        It SHOULD be kind.
+
+        *Rationale:* r.
+        """
+    )
+)
+
+P = Outcome.PASSED
+F = Outcome.FAILED
+D = Outcome.DEVIATION
+NA = Outcome.NOT_APPLICABLE
+S = Outcome.SKIPPED
+
+
+def result(outcome: Outcome, *clauses: str, reason: str = "", nodeid: str = "") -> Result:
+    return Result(
+        nodeid or f"t_{outcome.name.lower()}_{'_'.join(clauses)}", clauses, outcome, reason
+    )
+
+
+def header(profile: Profile = "strict") -> Header:
+    return Header("impl", "1.0", "impl.module", profile, "9.9", date="2024-01-01T00:00:00+00:00")
+
+
+def report(profile: Profile, *results: Result, spec: Spec = SPEC) -> Report:
+    return build_report(spec, header(profile), list(results))
+
+
+def statuses(rep: Report) -> dict[str, str]:
+    return {c.clause.id: c.status.value for c in rep.clauses}
+
+
+# --- clause status ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "expected"),
+    [
+        ((), Status.UNTESTED),
+        ((P,), Status.PASSED),
+        ((P, P), Status.PASSED),
+        ((F,), Status.FAILED),
+        ((P, F), Status.FAILED),
+        ((D, F), Status.FAILED),
+        ((NA, F), Status.FAILED),
+        ((S, F), Status.FAILED),
+        ((D,), Status.DEVIATION),
+        ((P, D), Status.DEVIATION),
+        ((NA, D), Status.DEVIATION),
+        ((NA, P), Status.PASSED),
+        ((S, P), Status.PASSED),
+        ((NA,), Status.NOT_APPLICABLE),
+        ((NA, NA), Status.NOT_APPLICABLE),
+        ((NA, S), Status.UNTESTED),
+        ((S,), Status.UNTESTED),
+    ],
+    ids=lambda v: "-".join(o.name for o in v) if isinstance(v, tuple) else v.name,
+)
+def test_clause_status(outcomes: tuple[Outcome, ...], expected: Status) -> None:
+    tests = [result(o, "A-1", nodeid=f"t{i}") for i, o in enumerate(outcomes)]
+    assert clause_status(tests)[0] is expected
+
+
+def test_clause_status_reasons() -> None:
+    assert clause_status([result(P, "A-1")]) == (Status.PASSED, "")
+    assert clause_status([result(F, "A-1", reason="boom", nodeid="t::x")]) == (
+        Status.FAILED,
+        "t::x: boom",
+    )
+    assert clause_status([result(D, "A-1", reason="A-1: known")]) == (
+        Status.DEVIATION,
+        "A-1: known",
+    )
+    assert clause_status([result(NA, "A-1", reason="no hooks")]) == (
+        Status.NOT_APPLICABLE,
+        "no hooks",
+    )
+    assert clause_status([result(S, "A-1", reason="needs tmpfs")]) == (
+        Status.UNTESTED,
+        "skipped: needs tmpfs",
+    )
+    assert clause_status([]) == (Status.UNTESTED, "")
+
+
+def test_clause_results_cover_the_profile_in_document_order() -> None:
+    core = clause_results(SPEC, "core", [result(P, "A-1", "B-1", "A-1")])
+    assert [c.clause.id for c in core] == ["A-1", "A-2", "A-3", "A-4"]
+    strict = clause_results(SPEC, "strict", [result(P, "A-1", "B-1", "A-1")])
+    assert [c.clause.id for c in strict] == ["A-1", "A-2", "A-3", "A-4", "B-1", "B-2"]
+    # a test naming a clause twice counts once for it
+    assert [len(c.tests) for c in strict] == [1, 0, 0, 0, 1, 0]
+
+
+# --- verdicts -----------------------------------------------------------------------------------
+
+ALL_CORE_PASS = (result(P, "A-1"), result(P, "A-2"))
+
+
+def test_conforms() -> None:
+    rep = report("core", *ALL_CORE_PASS)
+    assert rep.verdict.text == "CONFORMS (2/2)"
+    assert rep.verdict.kind is Kind.CONFORMS
+    assert list(rep.verdicts) == ["core"]
+    assert rep.exit_ok
+
+
+def test_should_and_may_clauses_never_change_the_verdict() -> None:
+    failing_should = report("core", *ALL_CORE_PASS, result(F, "A-3"))
+    assert failing_should.verdict.text == "CONFORMS (2/2)"
+    assert statuses(failing_should)["A-3"] == "failed"
+    # ...but a failed test still fails the run
+    assert not failing_should.exit_ok
+    assert failing_should.exit_lines() == ["the run fails: 1 test(s) failed"]
+    deviating_may = report("core", *ALL_CORE_PASS, result(D, "A-4"))
+    assert deviating_may.verdict.text == "CONFORMS (2/2)"
+    assert deviating_may.exit_ok
+    untested_should = report("strict", *ALL_CORE_PASS, result(P, "B-1"))
+    assert statuses(untested_should)["B-2"] == "untested"
+    assert untested_should.verdicts["strict"].text == "CONFORMS (3/3)"
+
+
+def test_not_applicable_clauses_are_not_counted() -> None:
+    rep = report("core", result(P, "A-1"), result(NA, "A-2", reason="no hooks"))
+    assert rep.verdict.text == "CONFORMS (1/1)"
+    assert rep.verdict.not_applicable == 1
+    assert rep.exit_ok
+
+
+def test_conforms_with_declared_deviations() -> None:
+    rep = report("core", result(P, "A-1"), result(D, "A-2", reason="A-2: known"))
+    assert rep.verdict.text == "CONFORMS WITH 1 DECLARED DEVIATIONS (1/2 passed)"
+    assert rep.verdict.kind is Kind.DEVIATES
+    assert rep.exit_ok
+
+
+def test_a_failed_must_clause_does_not_conform() -> None:
+    rep = report("core", result(P, "A-1"), result(F, "A-2"))
+    assert rep.verdict.text == "DOES NOT CONFORM (1 failed, 0 untested)"
+    assert not rep.exit_ok
+
+
+def test_an_untested_must_clause_does_not_conform() -> None:
+    rep = report("core", result(P, "A-1"))
+    assert rep.verdict.text == "DOES NOT CONFORM (0 failed, 1 untested)"
+    assert not rep.exit_ok
+    skipped_only = report("core", result(P, "A-1"), result(S, "A-2", reason="tmpfs"))
+    assert skipped_only.verdict.text == "DOES NOT CONFORM (0 failed, 1 untested)"
+
+
+def test_failed_and_deviating_clauses() -> None:
+    rep = report("core", result(F, "A-1"), result(D, "A-2"))
+    assert rep.verdict.text == "DOES NOT CONFORM (1 failed, 0 untested)"
+    assert (rep.verdict.failed, rep.verdict.deviations, rep.verdict.passed) == (1, 1, 0)
+
+
+def test_core_verdict_ignores_strict_clauses() -> None:
+    rep = report("strict", *ALL_CORE_PASS, result(F, "B-1"))
+    assert rep.verdicts["core"].text == "CONFORMS (2/2)"
+    assert rep.verdicts["strict"].text == "DOES NOT CONFORM (1 failed, 0 untested)"
+    assert not rep.exit_ok  # the chosen profile decides the exit status
+
+
+def test_core_run_ignores_strict_clauses_named_by_a_test() -> None:
+    rep = report("core", result(P, "A-1", "B-1"), result(P, "A-2"))
+    assert [c.clause.id for c in rep.clauses] == ["A-1", "A-2", "A-3", "A-4"]
+    assert rep.verdict.text == "CONFORMS (2/2)"
+
+
+def test_verdict_counts_only_the_profile_asked_for() -> None:
+    clauses = clause_results(SPEC, "strict", [result(P, "A-1"), result(P, "A-2")])
+    assert verdict(clauses, "core").text == "CONFORMS (2/2)"
+    assert verdict(clauses, "strict").text == "DOES NOT CONFORM (0 failed, 1 untested)"
+
+
+def test_a_skipped_test_fails_the_run_but_not_the_verdict() -> None:
+    rep = report("core", *ALL_CORE_PASS, result(S, "A-1", reason="needs tmpfs"))
+    assert rep.verdict.kind is Kind.CONFORMS
+    assert not rep.exit_ok
+    assert rep.exit_lines() == [
+        "the run fails: 1 test(s) skipped without a 'not applicable: ' reason"
+    ]
+
+
+# --- collecting reports -------------------------------------------------------------------------
+
+
+def test_report(
+    outcome: str,
+    when: str = "call",
+    longrepr: Any = None,
+    props: Any = (("cordspec_clauses", "A-1 B-1"),),
+    nodeid: str = "suite/t.py::test_x",
+    **extra: Any,
+) -> pytest.TestReport:
+    return pytest.TestReport(
+        nodeid,
+        ("suite/t.py", 1, "test_x"),
+        {},
+        outcome,  # type: ignore[arg-type]
+        longrepr,
+        when,  # type: ignore[arg-type]
+        user_properties=list(props),
+        **extra,
+    )
+
+
+test_report.__test__ = False  # type: ignore[attr-defined]
+
+
+def collect(*reports: pytest.TestReport) -> list[Result]:
+    collector = Collector()
+    for rep in reports:
+        collector.add(rep)
+    return collector.results()
+
+
+def test_collector_passed() -> None:
+    got = collect(
+        test_report("passed", "setup"), test_report("passed"), test_report("passed", "teardown")
+    )
+    assert got == [Result("suite/t.py::test_x", ("A-1", "B-1"), P, "")]
+
+
+def test_collector_ignores_tests_without_clauses() -> None:
+    collector = Collector()
+    collector.add(test_report("failed", props=()))
+    collector.add(test_report("passed", props=(("other", "x"),)))
+    assert not collector.active
+    assert collector.results() == []
+
+
+def test_collector_reads_serialized_user_properties() -> None:
+    # after pytest-xdist's serialization the (name, value) tuples are lists
+    got = collect(test_report("passed", props=[["cordspec_clauses", "A-2"]]))
+    assert got[0].clauses == ("A-2",)
+
+
+def test_collector_not_applicable_in_setup() -> None:
+    skip = (
+        "suite/t.py",
+        3,
+        "Skipped: not applicable: tests.impls.nohooks provides no backend hooks",
+    )
+    got = collect(test_report("skipped", "setup", skip), test_report("passed", "teardown"))
+    assert got[0].outcome is NA
+    assert got[0].reason == "tests.impls.nohooks provides no backend hooks"
+
+
+def test_collector_other_skip() -> None:
+    got = collect(test_report("skipped", "call", ["suite/t.py", 3, "Skipped: needs tmpfs"]))
+    assert (got[0].outcome, got[0].reason) == (S, "needs tmpfs")
+
+
+def test_collector_expected_deviation() -> None:
+    got = collect(
+        test_report("passed", "setup"),
+        test_report("skipped", "call", wasxfail="known deviation: A-1: reverses pieces"),
+        test_report("passed", "teardown"),
+    )
+    assert (got[0].outcome, got[0].reason) == (D, "A-1: reverses pieces")
+
+
+def test_collector_other_xfail_is_a_skip() -> None:
+    got = collect(test_report("skipped", "call", wasxfail="flaky on this machine"))
+    assert (got[0].outcome, got[0].reason) == (S, "xfail: flaky on this machine")
+
+
+def test_collector_strict_xpass_is_a_failure() -> None:
+    got = collect(test_report("failed", "call", "[XPASS(strict)] known deviation: A-1: nope"))
+    assert got[0].outcome is F
+    assert got[0].reason == "passed, but is marked as a known deviation: A-1: nope"
+
+
+def test_collector_errors_in_setup_and_teardown() -> None:
+    setup = collect(test_report("failed", "setup", "E   OSError: disk full\nmore"))
+    assert (setup[0].outcome, setup[0].reason) == (F, "error in setup: E   OSError: disk full")
+    teardown = collect(
+        test_report("passed", "setup"),
+        test_report("passed"),
+        test_report("failed", "teardown", "Failed: placeholder(s) left behind: x"),
+    )
+    assert teardown[0].outcome is F
+    assert teardown[0].reason == "error in teardown: Failed: placeholder(s) left behind: x"
+    # a call failure is kept when teardown fails too
+    both = collect(test_report("failed", "call", "boom"), test_report("failed", "teardown", "bang"))
+    assert both[0].reason == "boom"
+
+
+def test_collector_keeps_test_order() -> None:
+    got = collect(
+        test_report("passed", nodeid="b"),
+        test_report("passed", nodeid="a"),
+        test_report("passed", "teardown", nodeid="b"),
+    )
+    assert [r.nodeid for r in got] == ["b", "a"]
+
+
+# --- header and formats -------------------------------------------------------------------------
+
+
+def test_header_of_an_implementation_without_hooks() -> None:
+    implementation = from_namespace(reference, "tests.impls.nohooks")
+    when = datetime(2024, 5, 6, 7, 8, 9, tzinfo=timezone.utc)
+    got = make_header("tests.impls.nohooks", "core", load_spec(), implementation, date=when)
+    assert (got.implementation, got.impl, got.profile) == (
+        "reference",
+        "tests.impls.nohooks",
+        "core",
+    )
+    assert got.spec_version == load_spec().version
+    assert got.date == "2024-05-06T07:08:09+00:00"
+    assert dict(got.absent) == {
+        "copy-hook": "reference provides no backend hooks",
+        "weights-hooks": "reference provides no backend hooks",
+        "weights-key": "reference provides no backend hooks",
+        "low-memory-weights": "reference provides no backend hooks",
+    }
+
+
+def test_header_of_the_reference_lists_nothing_absent() -> None:
+    got = make_header("reference", "strict", load_spec(), load_implementation("reference"))
+    assert (got.implementation, got.version, got.absent) == ("reference", reference.__version__, ())
+
+
+def test_header_when_the_implementation_cannot_load() -> None:
+    got = make_header("nope", "strict", SPEC, None, error="ImplementationError: gone")
+    assert (got.implementation, got.version, got.error) == (
+        "nope",
+        "unknown",
+        "ImplementationError: gone",
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"), [("r.md", "markdown"), ("dir/r.JSON", "json"), ("r.json", "json")]
+)
+def test_report_format(path: str, kind: str) -> None:
+    assert report_format(path) == kind
+
+
+@pytest.mark.parametrize("path", ["r.txt", "r", "r.html", "r.md.bak"])
+def test_other_report_formats_are_refused(path: str) -> None:
+    with pytest.raises(ValueError, match=f"^{path}: unknown report format"):
+        report_format(path)
+
+
+MIXED = (
+    result(P, "A-1"),
+    result(D, "A-2", reason="A-2: declared"),
+    result(F, "A-3", reason="x | y"),
+    result(NA, "A-4", reason="absent"),
+    result(S, "B-1", reason="tmpfs"),
+)
+
+
+def test_json_report_matches_the_schema() -> None:
+    for rep in (report("strict", *MIXED), report("core", *ALL_CORE_PASS), report("core")):
+        data = rep.to_json()
+        jsonschema.Draft202012Validator(
+            SCHEMA, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+        ).validate(data)
+    assert data["verdicts"]["core"]["verdict"] == "DOES NOT CONFORM (0 failed, 2 untested)"
+
+
+def test_the_schema_is_valid_and_not_vacuous() -> None:
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    data = report("strict", *MIXED).to_json()
+    validator = jsonschema.Draft202012Validator(SCHEMA)
+    for mutate in (
+        lambda d: d["clauses"][0].update(status="fine"),
+        lambda d: d["verdicts"]["core"].pop("untested"),
+        lambda d: d["verdicts"].update(extra={}),
+        lambda d: d["clauses"][0]["tests"][0].update(outcome="xfailed"),
+        lambda d: d.pop("implementation"),
+        lambda d: d["verdicts"]["strict"].update(verdict="CONFORMS"),
+    ):
+        broken = json.loads(json.dumps(data))
+        mutate(broken)
+        assert not validator.is_valid(broken)
+
+
+def test_json_content() -> None:
+    data = report("strict", *MIXED).to_json()
+    assert data["implementation"] == {"name": "impl", "version": "1.0", "impl": "impl.module"}
+    assert (data["profile"], data["spec_version"]) == ("strict", "9.9")
+    assert data["verdicts"]["strict"] == {
+        "verdict": "DOES NOT CONFORM (0 failed, 1 untested)",
+        "result": "does-not-conform",
+        "passed": 1,
+        "applicable": 3,
+        "failed": 0,
+        "deviations": 1,
+        "untested": 1,
+        "not_applicable": 0,
+    }
+    assert [(c["id"], c["status"], c["section"]) for c in data["clauses"]] == [
+        ("A-1", "passed", "2. Things"),
+        ("A-2", "expected deviation", "2. Things"),
+        ("A-3", "failed", "2. Things"),
+        ("A-4", "not applicable", "2. Things"),
+        ("B-1", "untested", "3. Extras"),
+        ("B-2", "untested", "3. Extras"),
+    ]
+    assert data["clauses"][1]["tests"] == [
+        {"nodeid": "t_deviation_A-2", "outcome": "expected deviation", "reason": "A-2: declared"}
+    ]
+    assert data["tests"] == {
+        "passed": 1,
+        "failed": 1,
+        "expected_deviation": 1,
+        "not_applicable": 1,
+        "skipped": 1,
+    }
+    assert data["exit_ok"] is False
+
+
+def test_markdown() -> None:
+    md = report("strict", *MIXED).to_markdown()
+    assert "| Implementation | impl 1.0 |" in md
+    assert "- **core**: DOES NOT CONFORM (0 failed, 0 untested)" not in md
+    assert "- **core**: CONFORMS WITH 1 DECLARED DEVIATIONS (1/2 passed)" in md
+    assert "- **strict**: DOES NOT CONFORM (0 failed, 1 untested)" in md
+    assert "### 2. Things" in md and "### 3. Extras" in md
+    assert "| A-3 | SHOULD | core | failed | 1 | t_failed_A-3: x \\| y |" in md
+    assert "| A-4 | MAY | core | not applicable | 1 | absent |" in md
+    assert "| `t_skipped_B-1` | skipped | tmpfs |" in md
+
+
+def test_terminal_rows_fit_100_columns() -> None:
+    long_reason = "a very long reason " * 20
+    rep = report("strict", result(NA, "A-1", reason=long_reason), result(D, "B-1", reason="short"))
+    rows = rep.clause_lines(100)
+    assert len(rows) == 6
+    assert all(len(row) <= 100 for row in rows)
+    assert rows[0].startswith("A-1  MUST      core    not applicable      a very long reason")
+    assert rows[0].endswith("...")
+    assert rows[4] == "B-1  MUST      strict  expected deviation  short"
+    assert rows[1] == "A-2  MUST NOT  core    untested"
+    assert rep.verdict_lines() == [
+        "core:   DOES NOT CONFORM (0 failed, 1 untested)",
+        "strict: DOES NOT CONFORM (0 failed, 1 untested)",
+    ]
+
+
+def test_write(tmp_path: Path) -> None:
+    rep = report("core", *ALL_CORE_PASS)
+    rep.write(tmp_path / "sub" / "r.json")
+    rep.write(tmp_path / "r.md")
+    assert json.loads((tmp_path / "sub" / "r.json").read_text("utf-8")) == rep.to_json()
+    assert (tmp_path / "r.md").read_text("utf-8") == rep.to_markdown()
+    with pytest.raises(ValueError, match="unknown report format"):
+        rep.write(tmp_path / "r.txt")
+
+
+def test_clause_result_is_frozen() -> None:
+    c = report("core").clauses[0]
+    assert isinstance(c, ClauseResult)
+    with pytest.raises(AttributeError):
+        c.status = Status.PASSED  # type: ignore[misc]
+
+
+# --- the plugin, end to end in pytester ---------------------------------------------------------
+
+FAKE_SUITE = """
+import pytest
+
+clause = pytest.mark.clause
+
+
+@clause("CORD-INIT-1")
+def test_passes():
+    pass
+
+
+@clause("CORD-INIT-2")
+def test_fails():
+    assert False, "boom"
+
+
+@clause("CORD-INIT-3")
+def test_not_applicable():
+    pytest.skip("not applicable: no such capability here")
+
+
+@clause("CORD-APPEND-1")
+def test_plain_skip():
+    pytest.skip("needs a tmpfs")
+
+
+@clause("CORD-APPEND-2")
+def test_deviates():
+    assert False
+
+
+@clause("CORD-APPEND-3")
+def test_declared_but_passes():
+    pass
+
+
+@pytest.fixture
+def broken():
+    yield
+    raise RuntimeError("teardown broke")
+
+
+@clause("CORD-TYPE-1")
+def test_teardown_error(broken):
+    pass
+
+
+@clause("FBD-INIT-5")
+def test_strict_only():
+    pass
+
+
+def test_without_clause():
+    pass
+"""
+
+DEVIATIONS = "test_deviates  fails here on purpose\nCORD-APPEND-3  declared, yet it passes\n"
+
+EXPECTED = {
+    "CORD-INIT-1": ("passed", ""),
+    "CORD-INIT-2": ("failed", "test_fake.py::test_fails: AssertionError: boom"),
+    "CORD-INIT-3": ("not applicable", "no such capability here"),
+    "CORD-APPEND-1": ("untested", "skipped: needs a tmpfs"),
+    "CORD-APPEND-2": ("expected deviation", "test_deviates: fails here on purpose"),
+    "CORD-APPEND-3": (
+        "failed",
+        "test_fake.py::test_declared_but_passes: passed, but is marked as a known deviation: "
+        "CORD-APPEND-3: declared, yet it passes",
+    ),
+    "CORD-TYPE-1": (
+        "failed",
+        "test_fake.py::test_teardown_error: error in teardown: RuntimeError: teardown broke",
+    ),
+    "FBD-INIT-5": ("passed", ""),
+}
+
+
+def fake_run(pytester: pytest.Pytester, *args: str, subprocess: bool = False) -> pytest.RunResult:
+    pytester.makepyfile(test_fake=FAKE_SUITE)
+    (pytester.path / "dev.txt").write_text(DEVIATIONS, encoding="utf-8")
+    argv = [*QUIET, "--deviations", "dev.txt", "--report", "r.json", *args]
+    if subprocess:
+        return pytester.runpytest_subprocess(*argv)
+    return pytester.runpytest(*argv)
+
+
+def reported(pytester: pytest.Pytester) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((pytester.path / "r.json").read_text("utf-8"))
+    return data
+
+
+def test_plugin_reports_every_status(pytester: pytest.Pytester) -> None:
+    result = fake_run(pytester, "--report", "r.md", "--profile", "strict")
+    result.assert_outcomes(passed=4, failed=2, skipped=2, xfailed=1, errors=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    data = reported(pytester)
+    got = {c["id"]: (c["status"], c["reason"]) for c in data["clauses"]}
+    assert {k: got[k] for k in EXPECTED} == EXPECTED
+    spec = load_spec()
+    assert [c["id"] for c in data["clauses"]] == [c.id for c in spec.in_profile("strict")]
+    assert set(got.values()) - set(EXPECTED.values()) == {("untested", "")}
+    assert list(data["verdicts"]) == ["core", "strict"]
+    assert data["implementation"]["name"] == "reference"
+    jsonschema.Draft202012Validator(SCHEMA).validate(data)
+    md = (pytester.path / "r.md").read_text("utf-8")
+    assert "| CORD-APPEND-2 | MUST | core | expected deviation | 1 |" in md
+    out = result.stdout.str()
+    section = out[out.index("cordspec clause report") :].splitlines()
+    assert all(len(line) <= 100 for line in section[:-1])
+    result.stdout.fnmatch_lines(
+        [
+            "*cordspec clause report*",
+            "implementation: reference * (--impl reference)",
+            "CORD-INIT-3 * MUST * core * not applicable * no such capability here",
+            "core:   DOES NOT CONFORM (3 failed, *",
+            "strict: DOES NOT CONFORM (3 failed, *",
+            "cordspec report written to r.json",
+        ]
+    )
+
+
+def test_plugin_under_xdist_reports_the_same(pytester: pytest.Pytester) -> None:
+    fake_run(pytester, "--profile", "strict", subprocess=True)
+    serial = reported(pytester)
+    result = fake_run(pytester, "--profile", "strict", "-p", "xdist", "-n", "2", subprocess=True)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    parallel = reported(pytester)
+    assert parallel["verdicts"] == serial["verdicts"]
+    assert [(c["id"], c["status"], c["reason"]) for c in parallel["clauses"]] == [
+        (c["id"], c["status"], c["reason"]) for c in serial["clauses"]
+    ]
+    assert parallel["tests"] == serial["tests"]
+
+
+def test_core_profile_leaves_strict_tests_out(pytester: pytest.Pytester) -> None:
+    result = fake_run(pytester, "--profile", "core")
+    result.assert_outcomes(passed=3, failed=2, skipped=2, xfailed=1, errors=1, deselected=1)
+    data = reported(pytester)
+    assert list(data["verdicts"]) == ["core"]
+    assert "FBD-INIT-5" not in {c["id"] for c in data["clauses"]}
+
+
+def test_untested_clauses_fail_a_run_whose_tests_all_passed(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_one="""
+        import pytest
+
+        @pytest.mark.clause("CORD-INIT-1")
+        def test_one():
+            pass
+        """
+    )
+    result = pytester.runpytest(*QUIET, "--profile", "core")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["core: DOES NOT CONFORM (0 failed, *"])
+
+
+def test_runs_without_suite_tests_are_left_alone(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        test_plain="""
+        import pytest
+
+        def test_plain():
+            pass
+
+        def test_skipped():
+            pytest.skip("whatever")
+        """
+    )
+    result = pytester.runpytest(*QUIET, "--report", "r.json")
+    assert result.ret == pytest.ExitCode.OK
+    assert "cordspec clause report" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["cordspec: no suite test ran, so no report was written"])
+    assert not (pytester.path / "r.json").exists()
+
+
+def test_report_suffix_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_plain="def test_plain(): pass")
+    result = pytester.runpytest(*QUIET, "--report", "out/r.txt")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--report out/r.txt: unknown report format '.txt'*"])
+
+
+def test_bad_deviation_files_are_usage_errors(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_fake=FAKE_SUITE)
+    missing = pytester.runpytest(*QUIET, "--deviations", "nope.txt")
+    assert missing.ret == pytest.ExitCode.USAGE_ERROR
+    missing.stderr.fnmatch_lines(["*--deviations nope.txt: no such file*"])
+    (pytester.path / "bad.txt").write_text("CORD-INIT-1\n", encoding="utf-8")
+    bad = pytester.runpytest(*QUIET, "--deviations", "bad.txt")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+    bad.stderr.fnmatch_lines(["*bad.txt:1: 'CORD-INIT-1' has no reason*"])
+
+
+def test_terminal_header_wraps_long_reasons_instead_of_cutting_them() -> None:
+    why = "executorch.backends.cuda.cuda_backend does not import here: ModuleNotFoundError: triton"
+    rep = build_report(
+        SPEC, Header("et", "1.5.1", "executorch", "core", "9.9", (("low", why),)), []
+    )
+    lines = rep.header_lines(60)
+    assert all(len(line) <= 60 for line in lines)
+    assert " ".join(line.strip() for line in lines[2:]) == f"absent: low: {why}"
+
+
+def test_terminal_row_of_a_failed_clause_names_the_test() -> None:
+    rep = report(
+        "core", result(F, "A-1", reason="AssertionError: boom", nodeid="suite/t.py::C::test_x[a]")
+    )
+    assert (
+        rep.clause_lines()[0]
+        == "A-1  MUST      core    failed              test_x[a]: AssertionError: boom"
+    )
+    assert rep.clauses[0].reason == "suite/t.py::C::test_x[a]: AssertionError: boom"
+
+
+def test_markdown_lists_absent_capabilities() -> None:
+    absent = (("copy-hook", "no hooks | here"), ("weights-key", "no store"))
+    rep = build_report(SPEC, Header("x", "1", "x", "core", "9.9", absent), [])
+    md = rep.to_markdown()
+    assert "| Absent capabilities | 2, listed below |" in md
+    assert "- `copy-hook`: no hooks | here\n- `weights-key`: no store\n" in md
+    assert "| Absent capabilities | none |" in report("core").to_markdown()
