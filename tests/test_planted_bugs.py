@@ -1,0 +1,124 @@
+"""The state machine catches bugs planted in copies of the reference (``tests/impls/planted_*``)
+and prints each failure as a short vector: valid against the schema, agreed with by the model,
+passed by the reference and failed by the planted copy.
+
+Each planted copy runs the core machine in a subprocess with the ``ci`` Hypothesis profile, as a
+user would (``pytest conformance/suite/test_store_machine.py --impl tests.impls.planted_x``); the
+three run in parallel (shrinking takes tens of seconds each).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from conformance.adapters import load_implementation
+from conformance.vectors import Vector, VectorFailure, load_schema, replay, replay_model
+
+ROOT = Path(__file__).resolve().parent.parent
+MACHINE = "conformance/suite/test_store_machine.py::test_core_store_machine"
+BEGIN, END = "CORDSPEC-VECTOR-BEGIN", "CORDSPEC-VECTOR-END"
+TIMEOUT = 900  # seconds per run, shrinking included, on a loaded machine
+MAX_STEPS = 8
+
+PLANTED = {
+    "planted_merge_mutates": "NDS-MERGE-2",
+    "planted_fingerprint_only": "NDS-DEDUP-2",
+    "planted_keep_last": "NDS-DEDUP-5",
+}
+"""Each planted copy, and a clause its failure must name."""
+
+
+@pytest.fixture(scope="module")
+def runs() -> Iterator[dict[str, subprocess.CompletedProcess[str]]]:
+    """Run the machine against every planted copy, in parallel."""
+    env = {k: v for k, v in os.environ.items() if k not in ("CORDSPEC_IMPL", "PYTEST_ADDOPTS")}
+    started = {
+        name: subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "-p",
+                "no:cacheprovider",
+                MACHINE,
+                "--impl",
+                f"tests.impls.{name}",
+                "--hypothesis-profile",
+                "ci",
+                "-q",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        for name in PLANTED
+    }
+    done: dict[str, subprocess.CompletedProcess[str]] = {}
+    try:
+        for name, process in started.items():
+            out, _ = process.communicate(timeout=TIMEOUT)
+            done[name] = subprocess.CompletedProcess(process.args, process.returncode, out)
+        yield done
+    finally:
+        for process in started.values():
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+
+
+def vectors_in(output: str) -> list[dict[str, Any]]:
+    """Every vector printed between the markers, without pytest's or ExceptionGroup's prefixes."""
+    found: list[dict[str, Any]] = []
+    lines = output.splitlines()
+    for number, line in enumerate(lines):
+        if line.rstrip().endswith(BEGIN):
+            prefix = line[: line.index(BEGIN)]
+            body: list[str] = []
+            for text in lines[number + 1 :]:
+                if text.rstrip().endswith(END):
+                    break
+                body.append(text[len(prefix) :] if text.startswith(prefix) else text)
+            found.append(json.loads("\n".join(body)))
+    return found
+
+
+@pytest.mark.parametrize("name", PLANTED)
+def test_the_machine_fails(name: str, runs: dict[str, subprocess.CompletedProcess[str]]) -> None:
+    run = runs[name]
+    assert run.returncode == 1, run.stdout[-3000:]
+    assert f"FAILED {MACHINE}" in run.stdout, run.stdout[-3000:]
+    assert "1 failed" in run.stdout
+
+
+@pytest.mark.parametrize("name", PLANTED)
+def test_it_prints_a_short_vector(
+    name: str, runs: dict[str, subprocess.CompletedProcess[str]], tmp_path: Path
+) -> None:
+    vectors = vectors_in(runs[name].stdout)
+    assert vectors, runs[name].stdout[-3000:]
+    validator = jsonschema.Draft202012Validator(load_schema())
+    planted = load_implementation(f"tests.impls.{name}")
+    reference = load_implementation("reference")
+    for number, data in enumerate(vectors):
+        assert validator.is_valid(data), [e.message for e in validator.iter_errors(data)]
+        assert len(data["steps"]) <= MAX_STEPS, json.dumps(data["steps"])
+        assert data["profile"] == "core"
+        vector = Vector(data["id"], "core", tuple(data["clauses"]), data, f"printed {number}")
+        replay_model(vector)  # a valid core vector: the model agrees with it
+        for where in ("reference", "planted"):
+            (tmp_path / f"{where}-{number}").mkdir()
+        replay(vector, reference, tmp_path / f"reference-{number}")  # the spec holds
+        with pytest.raises(VectorFailure):  # and it catches the planted bug
+            replay(vector, planted, tmp_path / f"planted-{number}")
+    assert any(PLANTED[name] in v["clauses"] for v in vectors), [v["clauses"] for v in vectors]
