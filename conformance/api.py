@@ -199,7 +199,7 @@ class LowMemoryWeights(Protocol):
     """Low-memory weights: written and hashed in ``materialize``, handed over in ``load``."""
 
     def materialize(self, so_path: str, chunks: Iterable[bytes]) -> str:
-        """Write the blob for the ``.wrapper.so`` at ``so_path``; return the blob path as handed on."""
+        """Write the blob for the ``.wrapper.so`` at ``so_path``; return its path as handed on."""
         ...
 
     def load(self, blob_path: str) -> tuple[object, str]:

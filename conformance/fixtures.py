@@ -27,7 +27,7 @@ class Blobs:
         self._names = itertools.count()
 
     def file(self, data: bytes, name: str | None = None, directory: Path | None = None) -> Path:
-        """Write ``data`` to a new file (in this test's directory unless told) and return its path."""
+        """Write ``data`` to a new file (in the test's directory unless told); return its path."""
         path = (directory or self.directory) / (name or f"blob{next(self._names)}.bin")
         path.write_bytes(data)
         return path

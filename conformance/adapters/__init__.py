@@ -17,7 +17,7 @@ _REQUIRED = ("Cord", "FileBackedData", "NamedDataStore", "NamedDataStoreOutput",
 
 
 def selected_spec(option: str | None) -> str:
-    """The implementation to test: the ``--impl`` option, else ``CORDSPEC_IMPL``, else the reference."""
+    """The implementation to test: ``--impl``, else ``$CORDSPEC_IMPL``, else the reference."""
     return option or os.environ.get("CORDSPEC_IMPL") or DEFAULT
 
 
@@ -68,7 +68,7 @@ def _path_of(blob: FileBackedData) -> str:
 
 
 def from_namespace(namespace: ModuleType, spec: str | None) -> Implementation:
-    """An implementation from a module exposing the five classes at top level, like ``reference``."""
+    """An implementation from a module exposing the five classes, like ``reference``."""
     missing = [name for name in _REQUIRED if not hasattr(namespace, name)]
     if missing:
         raise ImplementationError(

@@ -6,6 +6,7 @@ not import here is reported as an absent capability with the import error as its
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.metadata
 import itertools
@@ -82,10 +83,8 @@ class _Lowering:
             ]
             for method, subs in submodules.items()
         }
-        try:
+        with contextlib.suppress(_StopAfterPreprocess):
             self._api.lower_all_submodules_to_backend(name, nodes, dict.fromkeys(nodes))
-        except _StopAfterPreprocess:
-            pass
 
 
 class _Weights:

@@ -1,4 +1,4 @@
-"""The conformance suite: test classes that reach the implementation only through the ``impl`` fixture.
+"""The conformance suite: test classes reaching the implementation only through ``impl``.
 
 Run it with ``cordspec run``, or subclass its classes in your own test tree and override ``impl``.
 """

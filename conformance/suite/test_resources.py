@@ -1,0 +1,346 @@
+"""Memory and I/O: what hashing, writing and deduplication hold in memory and read from disk.
+
+These are bounds, not timings. Memory is the peak traced by ``tracemalloc`` while a call runs on
+blobs far larger than the bound (sparse files: no disk, fast to read); bytes read are ``rchar`` of
+/proc/self/io, the bytes this process read through read(2) and its kin. Both are measured around
+the call alone, so what an implementation imported or allocated before does not count.
+"""
+
+from __future__ import annotations
+
+import collections
+import gc
+import hashlib
+import tracemalloc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.api import Implementation, NamedDataStore
+from conformance.fixtures import Blobs
+
+clause = pytest.mark.clause
+
+MiB = 1 << 20
+BIG = 256 * MiB
+"""A blob far larger than MEMORY_BOUND."""
+MEMORY_BOUND = 32 * MiB
+"""Peak traced memory allowed while streaming BIG (ExecuTorch's 8 MiB chunks stay under)."""
+COPY_BOUND = 4 * MiB
+"""Peak traced memory allowed while deduplicating ``bytes`` blobs of BIG bytes: no copy of them."""
+PREFIX_READ_BOUND = 64 * 1024
+"""Bytes one fingerprint may read: a buffered read of a block, not the file."""
+HEAD = b"H" * 32
+"""A common first 32 bytes: blobs of one length starting with it share a fingerprint."""
+
+_real_sha256 = hashlib.sha256
+
+
+def sparse(blobs: Blobs, size: int, head: bytes = HEAD, tail: bytes = b"") -> Path:
+    """A ``size``-byte file: ``head``, a hole of zeros, then ``tail``."""
+    path = blobs.file(head)
+    with path.open("r+b") as f:
+        f.truncate(size - len(tail))
+        f.seek(size - len(tail))
+        f.write(tail)
+    return path
+
+
+def zeros_digest(size: int, head: bytes = HEAD, tail: bytes = b"") -> bytes:
+    digest = _real_sha256(head)
+    zeros = bytes(MiB)
+    left = size - len(head) - len(tail)
+    while left:
+        n = min(left, MiB)
+        digest.update(zeros[:n])
+        left -= n
+    digest.update(tail)
+    return digest.digest()
+
+
+def rchar() -> int:
+    """Bytes this process has read through read(2) and its kin so far."""
+    try:
+        text = Path("/proc/self/io").read_text(encoding="ascii")
+    except OSError:
+        pytest.skip("not applicable: /proc/self/io is needed to count bytes read")
+    return next(int(line.split()[1]) for line in text.splitlines() if line.startswith("rchar:"))
+
+
+@contextmanager
+def bytes_read() -> Iterator[list[int]]:
+    """``[n]`` once the block ends: the bytes this process read inside it."""
+    counted: list[int] = []
+    before = rchar()
+    yield counted
+    counted.append(rchar() - before)
+
+
+def peak_memory(call: Callable[[], object]) -> int:
+    """Peak memory traced by ``tracemalloc`` while ``call()`` runs, above what was allocated."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        call()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return peak
+
+
+def buffers(store: NamedDataStore) -> list[int]:
+    return [id(b) for b in store.get_named_data_store_output().buffers]
+
+
+def warm_up(impl: Implementation, blobs: Blobs) -> None:
+    """Run every code path once on tiny blobs, so lazy imports and caches are not counted."""
+    store = impl.NamedDataStore()
+    tiny = [blobs.wrap(blobs.file(HEAD + tail)) for tail in (b"1", b"2", b"1")]
+    for i, blob in enumerate(tiny):
+        store.add_named_data(f"w{i}", blob)
+    store.add_named_data("w0", tiny[0])
+    store.add_named_data("w3", HEAD + b"2")
+    impl.NamedDataStore().merge_named_data_store(store.get_named_data_store_output())
+    blobs.moved(b"moved", sha256=_real_sha256(b"moved").digest()).sha256()
+
+
+# --------------------------------------------------------------------------------------------
+# Memory
+
+
+class TestMemory:
+    @clause("NDS-DEDUP-11", "FBD-HASH-3")
+    def test_confirming_a_match_of_large_files(self, impl: Implementation, blobs: Blobs) -> None:
+        stored = blobs.wrap(sparse(blobs, BIG, tail=b"A"))
+        new = blobs.wrap(sparse(blobs, BIG, tail=b"B"))
+        store = impl.NamedDataStore()
+        store.add_named_data("stored", stored)
+        peak = peak_memory(lambda: store.add_named_data("new", new, 1, "weights"))
+        assert buffers(store) == [id(stored), id(new)]
+        assert peak < MEMORY_BOUND, f"confirming a match of {BIG}-byte files held {peak} bytes"
+        assert new.sha256() == zeros_digest(BIG, tail=b"B")
+
+    @clause("NDS-DEDUP-11")
+    def test_a_re_added_key_and_merges_of_large_files(
+        self, impl: Implementation, blobs: Blobs
+    ) -> None:
+        path = sparse(blobs, BIG, tail=b"A")
+        first, again = blobs.wrap(path), blobs.wrap(path)  # equal contents, two objects
+        store = impl.NamedDataStore()
+        store.add_named_data("weights", first)
+
+        def re_add_and_merge() -> None:
+            store.add_named_data("weights", again)
+            output = store.get_named_data_store_output()
+            for _ in range(2):
+                impl.NamedDataStore().merge_named_data_store(output)
+            store.merge_named_data_store(output)
+
+        peak = peak_memory(re_add_and_merge)
+        assert buffers(store) == [id(first)]
+        assert peak < MEMORY_BOUND, f"re-adding and merging {BIG}-byte files held {peak} bytes"
+
+    @clause("NDS-DEDUP-11")
+    def test_bytes_blobs_are_not_copied(self, impl: Implementation) -> None:
+        size = BIG // 4
+        blobs = [HEAD + bytes(size - 33) + tail for tail in (b"A", b"B", b"A")]
+        store = impl.NamedDataStore()
+
+        def add_all() -> None:
+            for i, blob in enumerate(blobs):
+                store.add_named_data(f"k{i}", blob)
+            store.add_named_data("k0", blobs[2])  # equal contents under a present key
+            impl.NamedDataStore().merge_named_data_store(store.get_named_data_store_output())
+
+        peak = peak_memory(add_all)
+        assert buffers(store) == [id(blobs[0]), id(blobs[1])]
+        assert peak < COPY_BOUND, f"deduplicating {size}-byte bytes blobs held {peak} bytes"
+
+    @clause("FBD-WRITE-2")
+    def test_writing_into_a_real_file(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        blob = blobs.wrap(sparse(blobs, BIG, tail=b"end"))
+        target = tmp_path / "out.bin"
+
+        def write() -> None:
+            with target.open("wb") as out:
+                out.write(b"<")
+                blob.write_to_file(out)
+                out.write(b">")
+
+        try:
+            peak = peak_memory(write)
+            assert target.stat().st_size == BIG + 2
+            with target.open("rb") as written:
+                written.seek(BIG - 2)
+                assert written.read() == b"end>"
+        finally:
+            target.unlink(missing_ok=True)  # gone before its pages are ever written back
+        assert peak < MEMORY_BOUND, f"writing {BIG} bytes into a file held {peak} bytes"
+
+    @clause("CORD-WRITE-2")
+    def test_a_cord_of_large_pieces(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        half = BIG // 2
+        cord = impl.Cord(b"header")
+        for tail in (b"1", b"2"):
+            cord.append(blobs.wrap(sparse(blobs, half, tail=tail)))
+            cord.append(b"|")
+        target = tmp_path / "out.bin"
+
+        def write() -> None:
+            with target.open("wb") as out:
+                cord.write_to_file(out)
+
+        try:
+            peak = peak_memory(write)
+            assert target.stat().st_size == len(cord) == 6 + 2 * (half + 1)
+        finally:
+            target.unlink(missing_ok=True)
+        assert peak < MEMORY_BOUND, f"writing a Cord of {BIG} bytes held {peak} bytes"
+
+
+# --------------------------------------------------------------------------------------------
+# Bytes read
+
+
+class TestReads:
+    @clause("NDS-DEDUP-3")
+    def test_many_unmatched_files_read_only_their_prefixes(
+        self, impl: Implementation, blobs: Blobs
+    ) -> None:
+        count, size = 200, 4 * MiB
+        files = [
+            blobs.wrap(sparse(blobs, size, head=i.to_bytes(4, "big") * 8)) for i in range(count)
+        ]
+        store = impl.NamedDataStore()
+        warm_up(impl, blobs)
+        with bytes_read() as read:
+            for i, blob in enumerate(files):
+                store.add_named_data(f"k{i}", blob, 1, "weights" if i % 2 else None)
+        assert buffers(store) == [id(f) for f in files]
+        assert read[0] < count * PREFIX_READ_BOUND, (
+            f"adding {count} unmatched files of {size} bytes read {read[0]} bytes"
+        )
+
+    @clause("NDS-DEDUP-12")
+    def test_each_colliding_file_is_read_once(self, impl: Implementation, blobs: Blobs) -> None:
+        count, size = 4, 16 * MiB
+        tails = [bytes([65 + i]) for i in range(count)]
+        files = [blobs.wrap(sparse(blobs, size, tail=tail)) for tail in tails]
+        store = impl.NamedDataStore()
+        warm_up(impl, blobs)
+        with bytes_read() as read:
+            for i, blob in enumerate(files):  # each matches the fingerprint of all before it
+                store.add_named_data(f"k{i}", blob)
+            for i, blob in enumerate(files):
+                store.add_named_data(f"k{i}", blob)  # the same key and object again
+            output = store.get_named_data_store_output()
+            for _ in range(2):
+                other = impl.NamedDataStore()
+                other.merge_named_data_store(output)
+                other.merge_named_data_store(output)
+            store.add_named_data("again", files[0])
+        limit = count * size + 4 * count * PREFIX_READ_BOUND
+        assert read[0] < limit, (
+            f"{count} colliding files of {size} bytes, re-added and merged: {read[0]} bytes read, "
+            f"more than one full read of each (about {count * size})"
+        )
+        assert buffers(store) == [id(f) for f in files]
+
+    @clause("FBD-MOVE-7", "NDS-DEDUP-10")
+    def test_supplied_digests_are_never_recomputed(
+        self, impl: Implementation, blobs: Blobs
+    ) -> None:
+        size = 16 * MiB
+        tails = (b"A", b"B")
+        digests = [zeros_digest(size, tail=tail) for tail in tails]
+        pairs = list(zip(tails, digests, strict=True))
+        moved = [blobs.move(sparse(blobs, size, tail=t), sha256=d) for t, d in pairs]
+        wrapped = [blobs.wrap(sparse(blobs, size, tail=t), sha256=d) for t, d in pairs]
+        store = impl.NamedDataStore()
+        warm_up(impl, blobs)
+        with bytes_read() as read:
+            for i, blob in enumerate(moved + wrapped):  # all four collide, two pairs are equal
+                store.add_named_data(f"k{i}", blob)
+            store.add_named_data("k0", wrapped[0])  # an equal blob under a present key
+            output = store.get_named_data_store_output()
+            for _ in range(2):
+                impl.NamedDataStore().merge_named_data_store(output)
+            assert [blob.sha256() for blob in moved + wrapped] == digests * 2
+        assert read[0] < 6 * 4 * PREFIX_READ_BOUND, (
+            f"blobs with supplied digests were read: {read[0]} bytes"
+        )
+        assert buffers(store) == [id(moved[0]), id(moved[1])]
+
+
+# --------------------------------------------------------------------------------------------
+# Hashing
+
+
+class Hashed:
+    """Stands in for ``hashlib.sha256``: records the ``bytes`` objects hashed, by identity."""
+
+    def __init__(self) -> None:
+        self.objects: collections.Counter[int] = collections.Counter()
+
+    def __call__(self, data: Any = b"", **kwargs: Any) -> Any:
+        if isinstance(data, bytes):
+            self.objects[id(data)] += 1
+        real = _real_sha256(data, **kwargs)
+        hashed = self
+
+        class Counting:
+            name, digest_size, block_size = real.name, real.digest_size, real.block_size
+
+            def update(self, more: Any) -> None:
+                if isinstance(more, bytes):
+                    hashed.objects[id(more)] += 1
+                real.update(more)
+
+            def digest(self) -> bytes:
+                return real.digest()
+
+            def hexdigest(self) -> str:
+                return real.hexdigest()
+
+            def copy(self) -> Any:
+                return real.copy()
+
+        return Counting()
+
+
+class TestHashing:
+    @clause("NDS-DEDUP-8")
+    def test_no_bytes_blob_is_hashed_twice_across_re_adds_and_merges(
+        self, impl: Implementation, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        size = 64 * 1024
+        blobs = [HEAD + bytes(size) + tail for tail in (b"A", b"B", b"C", b"A")]
+        hashed = Hashed()
+        monkeypatch.setattr(hashlib, "sha256", hashed)
+        store = impl.NamedDataStore()
+        for i, blob in enumerate(blobs):
+            store.add_named_data(f"k{i}", blob)
+        for i, blob in enumerate(blobs[:3]):
+            store.add_named_data(f"k{i}", blob)  # the same object under its own key
+            store.add_named_data(f"alias{i}", blob)  # the same object under another key
+        assert hashed.objects, (
+            "no SHA-256 was computed through hashlib.sha256 although fingerprints matched: the "
+            "implementation hashes some other way, so this test cannot count its hashing"
+        )
+        by_store = {i: hashed.objects[id(b)] for i, b in enumerate(blobs)}
+        hashed.objects.clear()
+        output = store.get_named_data_store_output()
+        other = impl.NamedDataStore()
+        other.merge_named_data_store(output)
+        other.merge_named_data_store(output)
+        by_other = {i: hashed.objects[id(b)] for i, b in enumerate(blobs)}
+        assert max(by_store.values()) <= 1, f"times each blob was hashed by a store: {by_store}"
+        assert max(by_other.values()) <= 1, f"times each blob was hashed by merges: {by_other}"
+        assert buffers(store) == [id(b) for b in blobs[:3]]
