@@ -1,0 +1,74 @@
+"""Smoke tests of bench/: every worker operation on tiny files, and the report of a tiny run."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench import report
+from bench.__main__ import main
+from bench.run import parse_size, sizes_up_to
+
+WORKER = Path(__file__).resolve().parents[1] / "bench" / "worker.py"
+
+
+def ask(variant: str, request: dict[str, object]) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, str(WORKER), variant, "--once", json.dumps(request)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    answer: dict[str, object] = json.loads(done.stdout.splitlines()[-1])
+    assert answer["ok"], answer
+    return answer
+
+
+def test_sizes() -> None:
+    assert parse_size("4G") == 4 << 30
+    assert parse_size("64MiB") == 64 << 20
+    assert sizes_up_to(16 << 20) == [1 << 20, 4 << 20, 16 << 20]
+    with pytest.raises(Exception, match="not a size"):
+        parse_size("lots")
+
+
+@pytest.mark.parametrize("variant", ["floor", "reference"])
+def test_worker_operations(tmp_path: Path, variant: str) -> None:
+    blob = tmp_path / "blob.bin"
+    blob.write_bytes(bytes(range(256)) * 64)
+    other = tmp_path / "other.bin"
+    other.write_bytes(b"other")
+    path, target = str(blob), str(tmp_path / "out.bin")
+    for request in (
+        {"op": "hash", "path": path, "inner": 2},
+        {"op": "copy", "path": path, "target": target},
+        {"op": "bytesio", "path": path},
+        {"op": "dedup_files", "paths": [path]},
+        {"op": "dedup_bytes", "count": 3, "size": 64},
+        {"op": "move", "directory": str(tmp_path), "count": 2},
+        {"op": "end_to_end", "paths": [path, str(other)], "target": target},
+        {"op": "memory", "path": path, "target": target},
+    ):
+        assert isinstance(ask(variant, request)["seconds"], float)
+    assert ask(variant, {"op": "dedup_bytes", "count": 3, "size": 64})["hash_calls"] == 3
+
+
+def test_executorch_that_cannot_be_imported_is_not_measured(tmp_path: Path, capsys) -> None:
+    missing = tmp_path / "no-python"
+    args = ["--size", "1M", "--reps", "1", "--dedup-count", "3", "--dir", str(tmp_path)]
+    json_path, markdown_path = tmp_path / "r.json", tmp_path / "r.md"
+    args += ["--executorch-python", str(missing), "--json", str(json_path), "--plot", ""]
+    args += ["--markdown", str(markdown_path)]
+    assert main(args) == 0
+    result = json.loads(json_path.read_text())
+    assert result["why"]["executorch"].startswith("not measured: ")
+    text = markdown_path.read_text()
+    assert "| SHA-256, warm cache (1 MiB) |" in text
+    assert "not measured" in text
+    met = {target: ok for target, _, ok in report.targets(result)}
+    assert met["file → file at least 1.25x faster than ExecuTorch"] is None
+    assert list(tmp_path.glob("cordspec-bench-*")) == []  # the workspace is removed
