@@ -8,6 +8,7 @@ configuration nor the conftest files of the directory it is started in take part
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import re
 import shutil
@@ -103,6 +104,17 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="only the clauses this profile requires (core, or core + strict)",
     )
+    sweep = commands.add_parser(
+        "sweep",
+        help="remove placeholders left by processes that died",
+        description="Remove the .executorch_<pid>-<start>_*.data files directly in DIR whose owner "
+        "process is gone (spec section 3.7); never a live owner's file, a link, or anything else.",
+        epilog="Exit status: 0 after the sweep; 2 when DIR does not exist or is not a directory.",
+    )
+    sweep.add_argument("directory", metavar="DIR", help="the directory to sweep (not below it)")
+    sweep.add_argument(
+        "--dry-run", action="store_true", help="remove nothing; list what would be removed"
+    )
     return parser
 
 
@@ -196,6 +208,25 @@ def _clauses(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sweep(args: argparse.Namespace) -> int:
+    from reference.sweep import sweep
+
+    try:
+        result = sweep(args.directory, dry_run=args.dry_run)
+    except OSError as exc:
+        reason = "is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
+        raise _Failure(f"sweep {args.directory}: {reason}") from None
+    verb = "would remove" if result.dry_run else "removed"
+    for found in result.removed:
+        print(f"{verb} {found.path} (owner pid {found.pid} gone)")
+    for found in result.kept:
+        why = "unknown owner" if found.owner == "unknown" else f"owner pid {found.pid} alive"
+        print(f"kept {found.path} ({why})")
+    done = "would be removed" if result.dry_run else "removed"
+    print(f"{len(result.removed)} {done}, {len(result.kept)} kept")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``cordspec`` command; return its exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -210,6 +241,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "run":
             return _run(args, extra)
+        if args.command == "sweep":
+            return _sweep(args)
         return _clauses(args)
     except _Failure as exc:
         print(f"cordspec: {exc}", file=sys.stderr)

@@ -5,13 +5,16 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import io
+import itertools
 import os
+import queue
 import stat
 import tempfile
 import threading
 import warnings
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import TracebackType
 from typing import NoReturn, Protocol
 
@@ -25,12 +28,64 @@ __all__ = [
 ]
 
 CHUNK_SIZE = 1 << 20
-"""Bytes held in memory at once while hashing or copying a file (spec FBD-MEM-1)."""
+"""Size of a buffer through which a file is read (spec FBD-HASH-3, FBD-WRITE-2, NDS-DEDUP-11)."""
+
+HASH_BUFFERS = 2
+"""Buffers of ``CHUNK_SIZE`` that hashing rotates through: one is hashed while the next is read."""
+
+_OVERLAP_MIN = 4 * CHUNK_SIZE
+"""Files smaller than this are hashed in the calling thread: a worker thread would not pay off."""
+
+_KERNEL_STEP = 1 << 30
+"""Bytes asked of one in-kernel copy or direct ``readinto`` (Linux caps one call at 2 GiB)."""
+
+_NOT_HERE = frozenset(
+    {errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EBADF, errno.EOPNOTSUPP, errno.ETXTBSY}
+)
+"""Errors by which an in-kernel copy says it cannot copy between these two files (an output in
+append mode, another filesystem, an old kernel, a pipe): the next way of copying is tried."""
 
 PLACEHOLDER_PREFIX = ".executorch_"
 PLACEHOLDER_SUFFIX = ".data"
 
 _DIGEST_SIZE = hashlib.sha256().digest_size
+
+
+def process_start_time(pid: int) -> int | None:
+    """When process ``pid`` started, in clock ticks since boot (field 22 of ``/proc/<pid>/stat``);
+    None where the system does not tell (no ``/proc``, no such process)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            line = f.read()
+    except OSError:
+        return None
+    return _parse_start_time(line)
+
+
+def _parse_start_time(line: bytes) -> int | None:
+    fields = line[line.rfind(b")") + 1 :].split()  # the name in parentheses may hold spaces
+    try:
+        return int(fields[19])  # field 3 (state) is fields[0]
+    except (IndexError, ValueError):
+        return None
+
+
+def _make_tag(pid: int) -> tuple[int, str]:
+    start = process_start_time(pid)
+    return pid, str(pid) if start is None else f"{pid}-{start}"
+
+
+_tag = _make_tag(os.getpid())
+
+
+def _owner_tag() -> str:
+    """``<pid>-<start time>`` of this process (``<pid>`` where the start time is not known), for
+    placeholder names (spec FBD-MOVE-10); computed once per process, again in a forked child."""
+    global _tag
+    if _tag[0] != os.getpid():
+        _tag = _make_tag(os.getpid())
+    return _tag[1]
+
 
 # (st_dev, st_ino) -> the live object that owns that file, so a second owner is refused.
 _owners: dict[tuple[int, int], weakref.ref[FileBackedData]] = {}
@@ -160,13 +215,17 @@ class FileBackedData:
             raise ValueError(f"cannot move {source!r}: it is owned by {owner!r}")
         directory = os.path.dirname(source) or os.curdir
         fd, placeholder = tempfile.mkstemp(
-            prefix=f"{PLACEHOLDER_PREFIX}{os.getpid()}_", suffix=PLACEHOLDER_SUFFIX, dir=directory
+            prefix=f"{PLACEHOLDER_PREFIX}{_owner_tag()}_", suffix=PLACEHOLDER_SUFFIX, dir=directory
         )
         try:
             os.close(fd)
             os.replace(source, placeholder)
         except BaseException:
-            _unlink_quietly(placeholder)
+            # An interruption can land after the rename, when the placeholder holds the data.
+            if _identity_of(placeholder) == identity:
+                os.replace(placeholder, source)
+            else:
+                _unlink_quietly(placeholder)
             raise
         try:
             moved = os.lstat(placeholder)
@@ -211,11 +270,19 @@ class FileBackedData:
             return f.read(min(size, self._size))
 
     def sha256(self) -> bytes:
-        """SHA-256 digest of the contents, hashed in chunks once and then cached."""
+        """SHA-256 digest of the contents, hashed in chunks once and then cached.
+
+        A large file is hashed in a worker thread while the main thread reads the next chunk:
+        ``hashlib`` releases the GIL, so reading and hashing overlap on two cores.
+        """
         self._check_open()
         if self._sha256 is None:
             digest = hashlib.sha256()
-            self._stream(digest.update)
+            with self._open() as reader:
+                if self._size < _OVERLAP_MIN:
+                    reader.stream(digest.update)
+                else:
+                    reader.stream_overlapped(digest.update)
             self._sha256 = digest.digest()
         return self._sha256
 
@@ -227,9 +294,22 @@ class FileBackedData:
         return b"".join(parts)
 
     def write_to_file(self, outfile: Writable) -> None:
-        """Stream the contents into ``outfile`` in chunks of at most ``CHUNK_SIZE`` bytes."""
+        """Write the contents at ``outfile``'s current position, leaving it just after them.
+
+        Into a file from ``open()`` the kernel copies, and no byte passes through Python; into an
+        ``io.BytesIO`` the file is read straight into its memory; anything else gets chunks of at
+        most ``CHUNK_SIZE`` bytes through ``write``. Every way checks that exactly ``len(self)``
+        bytes were copied (FBD-CHANGE-1).
+        """
         self._check_open()
-        self._stream(lambda chunk: write_all(outfile, chunk))
+        with self._open() as reader:
+            target = _os_file(outfile) if reader.is_os_file else None
+            if target is not None:
+                target.flush()  # bytes still buffered by Python go first
+                reader.send_to(target.fileno())  # moves the position that ``target`` reads back
+            elif type(outfile) is io.BytesIO:
+                reader.read_into(outfile)
+            reader.stream(lambda chunk: write_all(outfile, chunk))  # what is left, and the end
 
     def close(self) -> None:
         """Release the file, deleting it if owned; idempotent; a failed removal raises."""
@@ -284,6 +364,14 @@ class FileBackedData:
             f.stream(sink)
 
 
+def _identity_of(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_dev, st.st_ino
+
+
 def _unlink_quietly(path: str) -> None:
     with contextlib.suppress(FileNotFoundError):
         os.unlink(path)
@@ -295,15 +383,23 @@ def write_all(outfile: Writable, chunk: memoryview) -> None:
         written = outfile.write(chunk)
         if not isinstance(written, int) or written >= len(chunk):
             return
+        if written <= 0:  # FBD-FAULT-3: a sink that takes nothing would be retried forever
+            raise OSError(errno.EIO, f"the output accepted none of {len(chunk)} bytes")
         chunk = chunk[written:]
 
 
 class _VerifiedReader:
-    """An open file, checked to be the recorded file and size, read in bounded chunks."""
+    """An open file, checked to be the recorded file and size, read from its start to its end.
+
+    ``remaining`` counts what is still to be read; each way of reading takes it from there, so a
+    copy can start in the kernel and end in Python. ``stream`` ends every read: it checks that the
+    file ends where its recorded size says.
+    """
 
     def __init__(self, path: str, identity: tuple[int, int], size: int) -> None:
         self._path = path
         self._size = size
+        self.remaining = size
         self._file = open(path, "rb", buffering=0)  # noqa: SIM115  # closed by close()/__exit__
         try:
             st = os.fstat(self._file.fileno())
@@ -315,6 +411,11 @@ class _VerifiedReader:
         except BaseException:
             self._file.close()
             raise
+
+    @property
+    def is_os_file(self) -> bool:
+        """True when this reads a real OS file, whose descriptor the kernel can copy from."""
+        return type(self._file) is io.FileIO
 
     def _check_size(self, actual: int) -> None:
         if actual != self._size:
@@ -328,21 +429,93 @@ class _VerifiedReader:
             self._path,
         )
 
+    def _took(self, n: int) -> None:
+        """Count ``n`` bytes as read; none while some remain means the file is shorter now."""
+        if n == 0:
+            self._changed(self._size - self.remaining)
+        self.remaining -= n
+
     def read(self, size: int) -> bytes:
         return self._file.read(size) or b""
 
-    def stream(self, sink: Callable[[memoryview], object]) -> None:
-        buffer = bytearray(min(CHUNK_SIZE, max(self._size, 1)))
-        view = memoryview(buffer)
-        remaining = self._size
-        while remaining:
-            n = self._file.readinto(view[: min(remaining, len(view))]) or 0
-            if n == 0:
-                self._changed(self._size - remaining)
-            sink(view[:n])
-            remaining -= n
+    def chunks(self, buffers: list[memoryview]) -> Iterator[memoryview]:
+        """Read what remains into ``buffers`` in turn, yielding each filled part, then check the
+        end. A buffer is read into again ``len(buffers)`` chunks later: until then its chunk is
+        the caller's."""
+        in_turn = itertools.cycle(buffers)
+        while self.remaining:
+            buffer = next(in_turn)
+            n = self._file.readinto(buffer[: min(self.remaining, len(buffer))]) or 0
+            self._took(n)
+            yield buffer[:n]
         if self._file.read(1):
             self._changed(os.fstat(self._file.fileno()).st_size)
+
+    def stream(self, sink: Callable[[memoryview], object]) -> None:
+        """Pass what remains to ``sink`` in chunks of at most ``CHUNK_SIZE``, through one buffer."""
+        buffer = memoryview(bytearray(min(CHUNK_SIZE, max(self.remaining, 1))))
+        for chunk in self.chunks([buffer]):
+            sink(chunk)
+
+    def stream_overlapped(self, sink: Callable[[memoryview], object]) -> None:
+        """Like ``stream``, but ``sink`` runs in a worker thread on one chunk while the next is
+        read into another of ``HASH_BUFFERS`` buffers; the calls keep their order."""
+        chunks: queue.SimpleQueue[memoryview | None] = queue.SimpleQueue()
+        free = threading.Semaphore(HASH_BUFFERS - 1)  # buffers neither queued nor in ``sink``
+        errors: list[BaseException] = []
+
+        def drain() -> None:
+            while (chunk := chunks.get()) is not None:
+                if not errors:
+                    try:
+                        sink(chunk)
+                    except BaseException as exc:  # raised again in the calling thread
+                        errors.append(exc)
+                free.release()
+
+        worker = threading.Thread(target=drain, name="cordspec-hash")
+        worker.start()
+        try:
+            buffers = [memoryview(bytearray(CHUNK_SIZE)) for _ in range(HASH_BUFFERS)]
+            for chunk in self.chunks(buffers):
+                chunks.put(chunk)
+                free.acquire()  # the next read reuses the buffer of the oldest queued chunk
+                if errors:
+                    break
+        finally:
+            chunks.put(None)
+            worker.join()
+        if errors:
+            raise errors[0]
+
+    def send_to(self, fd: int) -> None:
+        """Copy what remains in the kernel to ``fd`` at its position, moving both positions;
+        stop early, leaving the rest to ``stream``, where no in-kernel copy can go on."""
+        for copy in _kernel_copies():
+            while self.remaining:
+                try:
+                    n = copy(self._file.fileno(), fd, min(self.remaining, _KERNEL_STEP))
+                except OSError as exc:
+                    if exc.errno not in _NOT_HERE:
+                        raise
+                    break
+                if n == 0:
+                    break  # no progress: the file may be shorter now, which ``stream`` tells
+                self.remaining -= n
+
+    def read_into(self, out: io.BytesIO) -> None:
+        """Read what remains straight into ``out``'s memory at its position, grown once first."""
+        if not self.remaining:
+            return
+        start = out.tell()
+        end = start + self.remaining
+        out.seek(end - 1)
+        out.write(b"\0")  # the buffer now reaches ``end``; the file's bytes overwrite the rest
+        with out.getbuffer() as memory, memory[start:end] as region:
+            while self.remaining:
+                done = end - start - self.remaining
+                self._took(self._file.readinto(region[done : done + _KERNEL_STEP]) or 0)
+        out.seek(end)
 
     def close(self) -> None:
         self._file.close()
@@ -352,3 +525,32 @@ class _VerifiedReader:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+_OS_FILES = (io.FileIO, io.BufferedWriter, io.BufferedRandom)
+_OsFile = io.FileIO | io.BufferedWriter | io.BufferedRandom
+
+
+def _os_file(outfile: object) -> _OsFile | None:
+    """``outfile`` when it is a writable file exactly as ``open()`` makes it, over a descriptor of
+    this process; None for anything else: ``BytesIO``, a subclass that may change what ``write``
+    does, a fake file of pyfakefs (whose ``fileno()`` is no descriptor of this process)."""
+    if not isinstance(outfile, _OS_FILES) or type(outfile) not in _OS_FILES:
+        return None
+    raw = outfile if isinstance(outfile, io.FileIO) else outfile.raw
+    if type(raw) is not io.FileIO or raw.closed or not raw.writable():
+        return None
+    return outfile
+
+
+def _kernel_copies() -> list[Callable[[int, int, int], int]]:
+    """This platform's in-kernel copies ``(source, target, count) -> copied``, fastest first; each
+    reads and writes at the current positions of both descriptors and moves them."""
+    copies: list[Callable[[int, int, int], int]] = []
+    copy_file_range = getattr(os, "copy_file_range", None)
+    if copy_file_range is not None:
+        copies.append(lambda source, target, count: copy_file_range(source, target, count))
+    sendfile = getattr(os, "sendfile", None)
+    if sendfile is not None:
+        copies.append(lambda source, target, count: sendfile(target, source, None, count))
+    return copies

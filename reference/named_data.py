@@ -189,8 +189,11 @@ class NamedDataStore:
             return
         fingerprint = _fingerprint(data)
         candidates = self._fingerprints.get(fingerprint, [])
-        digest = _digest(data) if candidates else None
-        index = next((i for i in candidates if self._buffer_digest(i) == digest), None)
+        # The very object of a stored buffer is equal to it without hashing either.
+        index = next((i for i in candidates if self.buffers[i] is data), None)
+        digest = _digest(data) if candidates and index is None else None
+        if digest is not None:
+            index = next((i for i in candidates if self._buffer_digest(i) == digest), None)
         if index is None:
             index = len(self.buffers)
             self.buffers.append(data)
@@ -209,7 +212,9 @@ class NamedDataStore:
         entries = self.pte_data if old_tag is None else self.external_data[old_tag]
         entry = entries[key]
         existing = self.buffers[entry.buffer_index]
-        if len(data) != len(existing) or _digest(data) != self._buffer_digest(entry.buffer_index):
+        if data is not existing and (
+            len(data) != len(existing) or _digest(data) != self._buffer_digest(entry.buffer_index)
+        ):
             raise ValueError(
                 f"Duplicate key {key} with different data. "
                 f"Existing data size: {len(existing)} bytes. "

@@ -112,7 +112,8 @@ def test_known_clause_ids_are_accepted(pytester: pytest.Pytester) -> None:
 
 def test_deviation_file_targets_exist(suite_tests: list[SuiteTest]) -> None:
     functions = {t.function for t in suite_tests} | {
-        t.nodeid.rsplit("::", 1)[-1] for t in suite_tests  # a parametrized case by name
+        t.nodeid.rsplit("::", 1)[-1]
+        for t in suite_tests  # a parametrized case by name
     }
     problems = [
         f"{path.name}: {target}"

@@ -7,12 +7,14 @@ docstring names the mutant. They check clauses like any other suite test, throug
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import re
 import subprocess
 import sys
-from collections.abc import Mapping
+import tracemalloc
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -24,6 +26,9 @@ clause = pytest.mark.clause
 requires = pytest.mark.requires
 
 PREFIX = b"P" * 32
+MiB = 1 << 20
+MEMORY_BOUND = 32 * MiB
+"""Peak traced memory allowed while streaming a file far larger than it (as FBD-WRITE-2's tests)."""
 CHILD_TIMEOUT = 180  # seconds; a child importing a heavy implementation (torch) takes a few
 
 
@@ -133,3 +138,107 @@ class TestKeyEquality:
         with pytest.raises(ValueError, match=_duplicate_message("key", 32 + old, 32 + new)):
             store.add_named_data("key", again)
         assert _state(store) == before
+
+
+# --- a file that changes while it is streamed ---------------------------------------------------
+
+
+class _ChangingSink:
+    """A sink that changes the file at ``path`` to ``size`` bytes (sparse) on its first write, and
+    keeps only a count of what it is given."""
+
+    def __init__(self, path: Path, size: int) -> None:
+        self.path = path
+        self.size = size
+        self.received = 0
+
+    def write(self, data: bytes | memoryview) -> int:
+        if not self.received:
+            os.truncate(self.path, self.size)
+        self.received += len(data)
+        return len(data)
+
+
+def _peak(call: Callable[[], object]) -> int:
+    gc.collect()
+    tracemalloc.start()
+    try:
+        call()
+    except OSError:
+        pass  # judged by the caller
+    finally:
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    return peak
+
+
+class TestChangeWhileStreaming:
+    @clause("FBD-CHANGE-1", "FBD-WRITE-2")
+    @pytest.mark.parametrize("change", ["shrink", "grow"])
+    def test_names_both_sizes_and_holds_no_more_memory(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, change: str
+    ) -> None:
+        """A size change noticed part-way through a write names the recorded and the actual size,
+        and what the file grew by is not read into memory to notice it. Kills mutmut mutants of
+        the reference that report a wrong size (``docs/mutation.md``), or read the rest of a
+        grown file at once."""
+        size = 8 * MiB
+        path = tmp_path / "big.bin"
+        with path.open("wb") as f:
+            f.truncate(size)
+        blob = blobs.wrap(path)
+        new_size = MiB if change == "shrink" else size + 64 * MiB
+        sink = _ChangingSink(path, new_size)
+        with pytest.raises(OSError) as raised:
+            blob.write_to_file(sink)
+        message = str(raised.value)
+        assert str(path) in message
+        assert str(size) in message and str(new_size) in message, message
+        sink = _ChangingSink(path, new_size)
+        path.write_bytes(b"")  # the same inode again, at the recorded size (sparse)
+        os.truncate(path, size)
+        peak = _peak(lambda: blobs.wrap(path).write_to_file(sink))
+        assert peak < MEMORY_BOUND, f"noticing a {change} of a {size}-byte file held {peak} bytes"
+
+
+# --- externalize ------------------------------------------------------------------------------
+
+
+@pytest.mark.requires("externalize")
+class TestExternalizeBounds:
+    @clause("NDS-EXT-1")
+    def test_zero_cap_is_refused_with_nothing_inline(self, impl: Implementation) -> None:
+        """A zero cap is refused for itself, not because some buffer exceeds it. Kills a mutmut
+        mutant of the reference that accepts zero."""
+        store = impl.NamedDataStore()
+        store.add_named_data("external", b"data", 1, "model")
+        before = _state(store)
+        with pytest.raises(ValueError):
+            store.externalize_pte_data(0, "constants")  # type: ignore[attr-defined]
+        assert _state(store) == before
+
+    @clause("NDS-EXT-1", "NDS-EXT-2")
+    def test_a_cap_of_one_byte_is_valid(self, impl: Implementation) -> None:
+        """The smallest positive cap is accepted. Kills a mutmut mutant that refuses 1."""
+        store = impl.NamedDataStore()
+        store.add_named_data("a", b"a")
+        store.add_named_data("b", b"b")
+        store.externalize_pte_data(1, "constants")  # type: ignore[attr-defined]
+        out = store.get_named_data_store_output()
+        assert dict(out.pte_data) == {}
+        assert sorted(len(entries) for entries in out.external_data.values()) == [1, 1]
+
+    @clause("NDS-EXT-3")
+    def test_a_new_shard_starts_empty(self, impl: Implementation) -> None:
+        """After a group starts a new shard, groups that fill that shard exactly stay in it.
+        Kills a mutmut mutant that counts a byte too many in each new shard."""
+        store = impl.NamedDataStore()
+        store.add_named_data("a", b"A" * 10)
+        store.add_named_data("b", b"B" * 6)
+        store.add_named_data("c", b"C" * 4)
+        store.externalize_pte_data(10, "constants")  # type: ignore[attr-defined]
+        out = store.get_named_data_store_output()
+        assert sorted(sorted(entries) for entries in out.external_data.values()) == [
+            ["a"],
+            ["b", "c"],
+        ]

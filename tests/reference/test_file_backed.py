@@ -453,7 +453,7 @@ def test_move_from_renames_in_place_keeping_inode_and_mode(make_file, placeholde
         assert not source.exists()
         assert os.path.dirname(blob.path) == str(source.parent)
         name = os.path.basename(blob.path)
-        assert re.fullmatch(rf"\.executorch_{os.getpid()}_[^/]+\.data", name), name
+        assert re.fullmatch(rf"\.executorch_{os.getpid()}-[0-9]+_[^/]+\.data", name), name
         assert placeholders(source.parent) == [name]
         after = os.stat(blob.path)
         assert (after.st_dev, after.st_ino) == (before.st_dev, before.st_ino)
@@ -507,7 +507,8 @@ def test_move_from_asks_mkstemp_for_the_source_directory(make_file, monkeypatch)
     with FileBackedData.move_from(source):
         pass
     assert [c["dir"] for c in calls] == [str(source.parent)]
-    assert calls[0]["prefix"] == f".executorch_{os.getpid()}_" and calls[0]["suffix"] == ".data"
+    assert re.fullmatch(rf"\.executorch_{os.getpid()}-[0-9]+_", calls[0]["prefix"])
+    assert calls[0]["suffix"] == ".data"
 
 
 def test_move_from_never_reads_the_file(make_file, read_spy) -> None:
@@ -645,6 +646,26 @@ def test_move_from_renames_back_on_interrupt_after_the_rename(make_file, monkeyp
         return real_lstat(path, *args, **kwargs)
 
     monkeypatch.setattr(os, "lstat", interrupted_lstat)
+    with pytest.raises(KeyboardInterrupt):
+        FileBackedData.move_from(source)
+    monkeypatch.undo()
+    assert os.stat(source).st_ino == inode and source.read_bytes() == DATA
+    assert os.listdir(source.parent) == ["a.bin"]
+
+
+def test_move_from_interrupted_just_after_the_rename_puts_the_source_back(
+    make_file, monkeypatch
+) -> None:
+    source = make_file("a.bin", DATA)
+    inode = os.stat(source).st_ino
+    real_replace = os.replace
+
+    def rename_then_interrupt(src, dst):
+        real_replace(src, dst)
+        monkeypatch.setattr(os, "replace", real_replace)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", rename_then_interrupt)
     with pytest.raises(KeyboardInterrupt):
         FileBackedData.move_from(source)
     monkeypatch.undo()

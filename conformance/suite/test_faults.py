@@ -1,0 +1,522 @@
+"""Faults the OS raises while data moves: a full disk, a vanished directory or source, an I/O error
+in a read, an output that accepts nothing (spec sections 3.2, 3.3, 3.5 and 3.7).
+
+Every case checks the error and what is left afterwards: the source at its path with its bytes, no
+placeholder, the store as it was, the object still open and readable, and no output silently
+short. A full disk is a pyfakefs ``set_disk_usage``; tests with the ``fs`` fixture create and close
+every object themselves (an object outliving the fake filesystem would be finalized against the
+real one). Read errors are injected by wrapping the files ``open()`` returns for the blob's path:
+an implementation that reads otherwise sees no fault, and must then give the full contents.
+"""
+
+from __future__ import annotations
+
+import builtins
+import errno
+import hashlib
+import io
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, NoReturn
+
+import pytest
+from pyfakefs.fake_filesystem import FakeFilesystem
+
+from conformance.api import FileBackedData, Implementation
+from conformance.fixtures import Blobs, placeholders
+
+clause = pytest.mark.clause
+
+DATA = hashlib.sha256(b"weights").digest() * 4096  # 128 KiB, no two 32-byte blocks alike in a row
+"""Blob contents: larger than one small read, so a fault can land part-way."""
+FAULT_AFTER = 4096
+"""Bytes a faulty file delivers before its reads fail."""
+
+
+def _close_all(made: list[FileBackedData]) -> None:
+    while made:
+        made.pop().close()
+
+
+def _fake_listing(directory: str) -> list[str]:
+    return sorted(os.listdir(directory))
+
+
+def _fake_bytes(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+# --- a full disk --------------------------------------------------------------------------------
+
+
+class TestFullDisk:
+    @clause("FBD-MOVE-1", "FBD-MOVE-4", "FBD-MOVE-5", "FBD-FAULT-1")
+    def test_move_from_on_a_full_disk(self, impl: Implementation, fs: FakeFilesystem) -> None:
+        fs.create_file("/data/src.bin", contents=DATA)
+        fs.create_dir("/out")
+        fs.set_disk_usage(len(DATA))  # not one byte free: a rename needs none, a copy would
+        made: list[FileBackedData] = []
+        try:
+            try:
+                made.append(impl.FileBackedData.move_from("/data/src.bin"))
+            except OSError as exc:
+                assert exc.errno == errno.ENOSPC, exc
+                assert _fake_listing("/data") == ["src.bin"], "a placeholder was left"
+                assert _fake_bytes("/data/src.bin") == DATA
+            else:
+                blob = made[0]
+                assert _fake_listing("/data") == [os.path.basename(impl.path_of(blob))]
+                assert len(blob) == len(DATA)
+                assert blob.to_bytes() == DATA
+        finally:
+            _close_all(made)
+
+    @clause("FBD-MOVE-4", "FBD-MOVE-5", "FBD-FAULT-1")
+    def test_no_room_for_the_placeholder(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """Creating the placeholder fails with ENOSPC (a directory that cannot grow)."""
+        source = blobs.file(DATA, "src.bin")
+        real_open = os.open
+
+        def full_open(path: Any, flags: int, *args: Any, **kwargs: Any) -> int:
+            if flags & os.O_CREAT:
+                raise OSError(errno.ENOSPC, "No space left on device", path)
+            return real_open(path, flags, *args, **kwargs)
+
+        monkeypatch.setattr(os, "open", full_open)
+        with pytest.raises(OSError) as raised:
+            blobs.move(source)
+        monkeypatch.undo()
+        assert raised.value.errno == errno.ENOSPC
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["src.bin"]
+        assert source.read_bytes() == DATA
+
+    @clause("FBD-FAULT-1", "FBD-WRITE-1")
+    @pytest.mark.parametrize("owned", [False, True], ids=["borrowed", "owned"])
+    def test_write_to_file_on_a_full_disk(
+        self, impl: Implementation, fs: FakeFilesystem, owned: bool
+    ) -> None:
+        fs.create_file("/data/src.bin", contents=DATA)
+        fs.create_dir("/out")
+        fs.set_disk_usage(len(DATA) + len(DATA) // 2)  # room for half of the copy
+        made: list[FileBackedData] = []
+        try:
+            if owned:
+                made.append(impl.FileBackedData.move_from("/data/src.bin"))
+            else:
+                made.append(impl.FileBackedData("/data/src.bin"))
+            blob = made[0]
+            with pytest.raises(OSError) as raised, open("/out/model.pte", "wb") as out:
+                out.write(b"head")
+                blob.write_to_file(out)
+            assert raised.value.errno == errno.ENOSPC
+            assert len(blob) == len(DATA)
+            fs.set_disk_usage(10 * len(DATA))
+            assert blob.to_bytes() == DATA, "the blob was damaged by the failed write"
+            assert blob.sha256() == hashlib.sha256(DATA).digest()
+            source = impl.path_of(blob)
+        finally:
+            _close_all(made)
+        assert os.path.exists(source) != owned
+
+    @clause("FBD-FAULT-1")
+    def test_cord_write_to_file_on_a_full_disk(
+        self, impl: Implementation, fs: FakeFilesystem
+    ) -> None:
+        fs.create_file("/data/src.bin", contents=DATA)
+        fs.create_dir("/out")
+        fs.set_disk_usage(len(DATA) + len(DATA) // 2)
+        made: list[FileBackedData] = []
+        try:
+            made.append(impl.FileBackedData("/data/src.bin"))
+            cord = impl.Cord(b"header")
+            cord.append(made[0])
+            cord.append(b"trailer")
+            with pytest.raises(OSError) as raised, open("/out/model.pte", "wb") as out:
+                cord.write_to_file(out)
+            assert raised.value.errno == errno.ENOSPC
+            assert len(cord) == len(DATA) + len(b"headertrailer")
+            fs.set_disk_usage(10 * len(DATA))
+            assert bytes(cord) == b"header" + DATA + b"trailer"
+        finally:
+            _close_all(made)
+        assert _fake_bytes("/data/src.bin") == DATA
+
+    @clause("FBD-FAULT-1", "CORD-WRITE-1")
+    def test_a_write_that_fits_is_complete(self, impl: Implementation, fs: FakeFilesystem) -> None:
+        """The control: with exactly enough room, the same writes succeed in full."""
+        fs.create_file("/data/src.bin", contents=DATA)
+        fs.create_dir("/out")
+        fs.set_disk_usage(2 * len(DATA) + len(b"header"))
+        made: list[FileBackedData] = []
+        try:
+            made.append(impl.FileBackedData("/data/src.bin"))
+            cord = impl.Cord(b"header")
+            cord.append(made[0])
+            with open("/out/model.pte", "wb") as out:
+                cord.write_to_file(out)
+        finally:
+            _close_all(made)
+        assert _fake_bytes("/out/model.pte") == b"header" + DATA
+
+
+# --- a directory or a source that vanishes -------------------------------------------------------
+
+
+READS: dict[str, Callable[[FileBackedData], object]] = {
+    "prefix": lambda blob: blob.prefix(32),
+    "sha256": lambda blob: blob.sha256(),
+    "to_bytes": lambda blob: blob.to_bytes(),
+    "write_to_file": lambda blob: blob.write_to_file(io.BytesIO()),
+}
+
+
+class TestVanished:
+    @clause("FBD-FAULT-2")
+    @pytest.mark.parametrize("read", list(READS))
+    def test_directory_removed_after_construction(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, read: str
+    ) -> None:
+        directory = tmp_path / "gone"
+        directory.mkdir()
+        path = blobs.file(DATA, "x.bin", directory)
+        blob = blobs.wrap(path)
+        shutil.rmtree(directory)
+        with pytest.raises(FileNotFoundError) as raised:
+            READS[read](blob)
+        assert str(path) in str(raised.value), "the error does not name the path"
+
+    @clause("FBD-FAULT-2")
+    def test_write_to_file_into_a_vanished_directory_writes_nothing(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        directory = tmp_path / "gone"
+        directory.mkdir()
+        blob = blobs.wrap(blobs.file(DATA, "x.bin", directory))
+        shutil.rmtree(directory)
+        out = io.BytesIO()
+        out.write(b"head")
+        with pytest.raises(FileNotFoundError):
+            blob.write_to_file(out)
+        assert out.getvalue() == b"head", "bytes were written for a file that is gone"
+
+    @clause("FBD-CLOSE-6")
+    def test_owner_whose_directory_vanished_closes_quietly(
+        self, impl: Implementation, tmp_path: Path
+    ) -> None:
+        directory = tmp_path / "gone"
+        directory.mkdir()
+        (directory / "x.bin").write_bytes(DATA)
+        blob = impl.FileBackedData.move_from(str(directory / "x.bin"))
+        shutil.rmtree(directory)
+        blob.close()
+        blob.close()
+
+    @clause("FBD-MOVE-4", "FBD-FAULT-1")
+    def test_source_vanishing_before_the_rename(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        source = blobs.file(DATA, "src.bin")
+        real_replace = os.replace
+        calls: list[str] = []
+
+        def vanishing_replace(src: Any, dst: Any, **kwargs: Any) -> None:
+            calls.append(os.fspath(src))
+            if os.fspath(src) == str(source) and source.exists():
+                source.unlink()  # someone else removed it after the placeholder was made
+            real_replace(src, dst, **kwargs)
+
+        monkeypatch.setattr(os, "replace", vanishing_replace)
+        with pytest.raises(FileNotFoundError):
+            blobs.move(source)
+        monkeypatch.undo()
+        assert calls, "move_from never renamed"
+        assert placeholders(tmp_path) == []
+        assert list(tmp_path.iterdir()) == []
+
+
+# --- an I/O error while reading ------------------------------------------------------------------
+
+
+class _FaultyFile:
+    """A file whose reads fail with EIO once ``after`` bytes have been read from it."""
+
+    def __init__(self, real: Any, after: int, faults: list[int]) -> None:
+        self._real = real
+        self._left = after
+        self._faults = faults
+
+    def _fail(self) -> NoReturn:
+        self._faults.append(errno.EIO)
+        raise OSError(errno.EIO, "Input/output error")
+
+    def _allow(self, n: int | None) -> int:
+        if self._left <= 0:
+            self._fail()
+        return self._left if n is None or n < 0 else min(n, self._left)
+
+    def read(self, n: int | None = -1) -> bytes:
+        data: bytes = self._real.read(self._allow(n))
+        self._left -= len(data)
+        if (n is None or n < 0) and self._real.read(1):
+            self._fail()  # a read to the end meets the fault before the end
+        return data
+
+    def read1(self, n: int = -1) -> bytes:
+        return self.read(n)
+
+    def readall(self) -> bytes:
+        return self.read(-1)
+
+    def readinto(self, buffer: Any) -> int:
+        with memoryview(buffer) as raw:
+            size = raw.nbytes
+        if self._left <= 0:
+            del buffer  # the traceback keeps this frame: it must not keep the caller's buffer
+            self._fail()
+        with memoryview(buffer) as raw, raw.cast("B") as view, view[: self._allow(size)] as part:
+            n: int = self._real.readinto(part) or 0
+        self._left -= n
+        return n
+
+    def readinto1(self, buffer: Any) -> int:
+        return self.readinto(buffer)
+
+    def __enter__(self) -> _FaultyFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._real.close()
+
+    def __iter__(self) -> Iterator[bytes]:
+        raise OSError(errno.EIO, "Input/output error")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
+@pytest.fixture
+def faulty_reads(monkeypatch: pytest.MonkeyPatch) -> Callable[[Path, int], list[int]]:
+    """``faulty_reads(path, after)``: from now on, files opened for reading at ``path`` fail with
+    EIO after ``after`` bytes; returns the list of faults raised so far."""
+
+    def install(path: Path, after: int) -> list[int]:
+        real_open = builtins.open
+        faults: list[int] = []
+        target = os.path.realpath(path)
+
+        def faulty_open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+            opened = real_open(file, mode, *args, **kwargs)
+            if (
+                isinstance(file, (str, os.PathLike))
+                and "r" in mode
+                and "+" not in mode
+                and os.path.realpath(file) == target
+            ):
+                return _FaultyFile(opened, after, faults)
+            return opened
+
+        monkeypatch.setattr(builtins, "open", faulty_open)
+        return faults
+
+    return install
+
+
+class TestReadError:
+    @clause("FBD-FAULT-1")
+    @pytest.mark.parametrize("after", [0, FAULT_AFTER], ids=["at-once", "part-way"])
+    @pytest.mark.parametrize("read", ["sha256", "to_bytes"])
+    def test_read_error_propagates(
+        self,
+        impl: Implementation,
+        blobs: Blobs,
+        monkeypatch: pytest.MonkeyPatch,
+        faulty_reads: Callable[[Path, int], list[int]],
+        read: str,
+        after: int,
+    ) -> None:
+        path = blobs.file(DATA)
+        blob = blobs.wrap(path)
+        faults = faulty_reads(path, after)
+        try:
+            result = READS[read](blob)
+        except OSError as exc:
+            assert exc.errno == errno.EIO, exc
+        else:
+            assert not faults, "an I/O error was swallowed"
+            assert result in (DATA, hashlib.sha256(DATA).digest())
+        monkeypatch.undo()
+        assert blob.sha256() == hashlib.sha256(DATA).digest(), "a failed read was cached"
+        assert blob.to_bytes() == DATA
+        assert path.read_bytes() == DATA
+
+    @clause("FBD-FAULT-1")
+    def test_prefix_read_error_propagates(
+        self,
+        impl: Implementation,
+        blobs: Blobs,
+        monkeypatch: pytest.MonkeyPatch,
+        faulty_reads: Callable[[Path, int], list[int]],
+    ) -> None:
+        path = blobs.file(DATA)
+        blob = blobs.wrap(path)
+        faults = faulty_reads(path, 0)
+        try:
+            result = blob.prefix(32)
+        except OSError as exc:
+            assert exc.errno == errno.EIO, exc
+        else:
+            assert not faults, "an I/O error was swallowed"
+            assert result == DATA[:32]
+        monkeypatch.undo()
+        assert blob.prefix(32) == DATA[:32]
+
+    @clause("FBD-FAULT-1", "FBD-WRITE-1")
+    @pytest.mark.parametrize("sink", ["bytesio", "file"])
+    @pytest.mark.parametrize("owner", ["blob", "cord"])
+    def test_write_to_file_read_error_is_not_a_short_output(
+        self,
+        impl: Implementation,
+        blobs: Blobs,
+        tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch,
+        faulty_reads: Callable[[Path, int], list[int]],
+        sink: str,
+        owner: str,
+    ) -> None:
+        source = blobs.file(DATA)
+        blob = blobs.moved(DATA) if owner == "blob" else blobs.wrap(source)
+        path = blobs.path(blob)
+        expected = DATA if owner == "blob" else b"header" + DATA + b"trailer"
+        faults = faulty_reads(path, FAULT_AFTER)
+        out_path = tmp_path / "out.pte"
+        error: OSError | None = None
+        with out_path.open("wb") if sink == "file" else io.BytesIO() as out:
+            try:
+                if owner == "blob":
+                    blob.write_to_file(out)
+                else:
+                    cord = impl.Cord(b"header")
+                    cord.append(blob)
+                    cord.append(b"trailer")
+                    cord.write_to_file(out)
+            except OSError as exc:
+                error = exc
+            written = out.getvalue() if isinstance(out, io.BytesIO) else None
+        monkeypatch.undo()
+        if written is None:
+            written = out_path.read_bytes()
+        if error is not None:
+            assert error.errno == errno.EIO, error
+        else:
+            assert not faults, "an I/O error was swallowed"
+            assert written == expected, "a short output without an error"
+        assert blob.to_bytes() == DATA
+        assert blob.sha256() == hashlib.sha256(DATA).digest()
+
+    @clause("FBD-FAULT-1", "NDS-ATOMIC-1")
+    def test_read_error_while_adding_leaves_the_store_unchanged(
+        self,
+        impl: Implementation,
+        blobs: Blobs,
+        monkeypatch: pytest.MonkeyPatch,
+        faulty_reads: Callable[[Path, int], list[int]],
+    ) -> None:
+        """A blob with the fingerprint of a stored one must be hashed; the hash fails."""
+        twin = DATA[:-1] + bytes([DATA[-1] ^ 1])  # same length and first 32 bytes, other bytes
+        store = impl.NamedDataStore()
+        store.add_named_data("first", twin)
+        before = _snapshot(store)
+        path = blobs.file(DATA)
+        blob = blobs.wrap(path)
+        faults = faulty_reads(path, FAULT_AFTER)
+        try:
+            store.add_named_data("second", blob)
+        except OSError as exc:
+            assert exc.errno == errno.EIO, exc
+            assert _snapshot(store) == before
+        else:
+            assert not faults, "an I/O error was swallowed"
+        monkeypatch.undo()
+        store.add_named_data("third", blob)
+        output = store.get_named_data_store_output()
+        index = output.pte_data["third"].buffer_index
+        assert output.buffers[index] is blob or bytes(output.buffers[index]) == DATA  # type: ignore[arg-type]
+
+
+def _snapshot(store: Any) -> tuple[object, ...]:
+    output = store.get_named_data_store_output()
+    return (
+        [b if isinstance(b, bytes) else id(b) for b in output.buffers],
+        {k: (e.buffer_index, e.alignment, e.tensor_layout) for k, e in output.pte_data.items()},
+        {
+            tag: {k: (e.buffer_index, e.alignment, e.tensor_layout) for k, e in entries.items()}
+            for tag, entries in output.external_data.items()
+        },
+    )
+
+
+# --- an output that accepts nothing ---------------------------------------------------------------
+
+
+class _Looping(Exception):
+    """The sink was asked again and again to take bytes it refuses: write_to_file loops."""
+
+
+class _StuckSink:
+    """A raw sink that takes ``room`` bytes, then accepts none (``write`` returns 0)."""
+
+    def __init__(self, room: int) -> None:
+        self.room = room
+        self.data = bytearray()
+        self.zeros = 0
+
+    def write(self, data: bytes | memoryview) -> int:
+        n = min(len(data), self.room - len(self.data))
+        if n <= 0:
+            self.zeros += 1
+            if self.zeros > 100:
+                raise _Looping
+            return 0
+        self.data += bytes(data[:n])
+        return n
+
+
+class TestOutputAcceptsNothing:
+    @clause("FBD-FAULT-3")
+    @pytest.mark.parametrize("room", [0, FAULT_AFTER])
+    def test_blob_into_a_sink_that_takes_nothing(
+        self, impl: Implementation, blobs: Blobs, room: int
+    ) -> None:
+        blob = blobs.moved(DATA)
+        sink = _StuckSink(room)
+        try:
+            blob.write_to_file(sink)
+        except _Looping:
+            pytest.fail("write_to_file retried a sink that accepts nothing without end")
+        except OSError:
+            pass
+        else:
+            pytest.fail(f"write_to_file returned after writing {len(sink.data)} of {len(DATA)}")
+        assert blob.to_bytes() == DATA
+
+    @clause("FBD-FAULT-3")
+    @pytest.mark.parametrize("room", [0, 3, len(b"header") + FAULT_AFTER])
+    def test_cord_into_a_sink_that_takes_nothing(
+        self, impl: Implementation, blobs: Blobs, room: int
+    ) -> None:
+        cord = impl.Cord(b"header")
+        cord.append(blobs.moved(DATA))
+        sink = _StuckSink(room)
+        try:
+            cord.write_to_file(sink)
+        except _Looping:
+            pytest.fail("write_to_file retried a sink that accepts nothing without end")
+        except OSError:
+            pass
+        else:
+            pytest.fail(f"write_to_file returned after writing {len(sink.data)} of {len(cord)}")

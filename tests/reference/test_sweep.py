@@ -1,0 +1,415 @@
+"""reference.sweep: orphaned placeholders are removed, and nothing else (spec section 3.7).
+
+Owners are real processes: this one, children that stay alive while the sweep runs, children killed
+with SIGKILL after ``move_from``, and names that carry a live pid with a wrong start time (a reused
+pid). The directory is always checked by listing it with ``os``, before and after.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import reference.file_backed as file_backed
+import reference.sweep as sweep_module
+from reference import FileBackedData
+from reference.file_backed import process_start_time
+from reference.sweep import Placeholder, find_orphans, owner_state, scan, sweep
+
+REPO = Path(__file__).resolve().parents[2]
+RANDOM = "abcdefgh"  # mkstemp's eight characters
+
+TAKE = """
+import os, signal, sys
+from reference import FileBackedData
+blob = FileBackedData.move_from(sys.argv[1])
+print(blob.path, flush=True)
+if sys.argv[2] == "kill":
+    os.kill(os.getpid(), signal.SIGKILL)
+sys.stdin.read()  # alive until the parent closes our stdin
+blob.close()
+"""
+
+
+def listing(directory: Path) -> list[str]:
+    """Every entry below ``directory``, relative to it, sorted."""
+    found = []
+    for root, dirs, files in os.walk(directory):
+        for name in dirs + files:
+            found.append(os.path.relpath(os.path.join(root, name), directory))
+    return sorted(found)
+
+
+def name_of(pid: int, start: int | None = None, random: str = RANDOM) -> str:
+    tag = str(pid) if start is None else f"{pid}-{start}"
+    return f".executorch_{tag}_{random}.data"
+
+
+def dead_pid() -> int:
+    """A pid that no process has now: a child that has exited and been reaped."""
+    child = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    pid = int(child.stdout)
+    assert owner_state(pid, None) == "gone"
+    return pid
+
+
+def start(pid: int) -> int:
+    value = process_start_time(pid)
+    assert value is not None
+    return value
+
+
+class Owner:
+    """A child process that took ``source`` with ``move_from``: alive until ``end()``."""
+
+    def __init__(self, source: Path, kill: bool) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", TAKE, str(source), "kill" if kill else "stay"],
+            cwd=REPO,
+            env={**os.environ, "PYTHONPATH": str(REPO)},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        self.placeholder = Path(self.proc.stdout.readline().strip())
+        if kill:
+            assert self.proc.wait(timeout=60) == -signal.SIGKILL
+
+    def end(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.communicate(timeout=60)
+
+
+@pytest.fixture
+def owners() -> Iterator[list[Owner]]:
+    made: list[Owner] = []
+    yield made
+    for owner in made:
+        owner.end()
+
+
+@pytest.fixture
+def own(make_file) -> Iterator[FileBackedData]:
+    """A placeholder of this process."""
+    with FileBackedData.move_from(make_file("mine.bin", b"mine")) as blob:
+        yield blob
+
+
+# --- the owner tag in placeholder names (FBD-MOVE-10)
+
+
+def test_placeholder_names_pid_and_start_time(own) -> None:
+    pid = os.getpid()
+    assert os.path.basename(own.path).startswith(f".executorch_{pid}-{start(pid)}_")
+
+
+def test_forked_child_names_itself(tmp_path) -> None:
+    source = tmp_path / "child.bin"
+    source.write_bytes(b"child")
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover  (the child reports through the pipe)
+        try:
+            blob = FileBackedData.move_from(str(source))
+            os.write(write, os.path.basename(blob.path).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        name = pipe.read().decode()
+    os.waitpid(pid, 0)
+    assert name.startswith(f".executorch_{pid}-"), name
+    assert file_backed._owner_tag() == f"{os.getpid()}-{start(os.getpid())}"
+
+
+def test_owner_tag_is_recomputed_for_another_pid(monkeypatch) -> None:
+    monkeypatch.setattr(file_backed, "_tag", (-1, "stale"))
+    assert file_backed._owner_tag() == f"{os.getpid()}-{start(os.getpid())}"
+
+
+def test_without_start_time_the_tag_is_the_pid(monkeypatch, make_file) -> None:
+    monkeypatch.setattr(file_backed, "_tag", (-1, "stale"))
+    monkeypatch.setattr(file_backed, "process_start_time", lambda pid: None)
+    with FileBackedData.move_from(make_file("x.bin")) as blob:
+        name = os.path.basename(blob.path)
+    assert name.startswith(f".executorch_{os.getpid()}_"), name
+    assert owner_state(os.getpid(), None) == "alive"
+
+
+def test_start_time_of_no_process_is_none() -> None:
+    assert process_start_time(dead_pid()) is None
+
+
+@pytest.mark.parametrize(
+    "line", [b"", b"12 (x) S 1 2", b"12 (a) b) S" + b" 0" * 16 + b" notanumber 0"]
+)
+def test_unreadable_start_time_is_none(line: bytes) -> None:
+    assert file_backed._parse_start_time(line) is None
+
+
+def test_start_time_after_a_name_with_spaces_and_parentheses() -> None:
+    line = b"12 (a) (b c) S" + b" 0" * 18 + b" 4242 7 8"
+    assert file_backed._parse_start_time(line) == 4242
+
+
+# --- owners
+
+
+def test_live_owners_are_kept(make_file, tmp_path, own, owners) -> None:
+    owners.append(Owner(make_file("theirs.bin", b"theirs"), kill=False))
+    before = listing(tmp_path)
+    result = sweep(tmp_path)
+    assert result.removed == []
+    assert sorted(p.name for p in result.kept) == sorted(
+        [os.path.basename(own.path), owners[0].placeholder.name]
+    )
+    assert all(p.owner == "alive" for p in result.kept)
+    assert listing(tmp_path) == before
+    assert own.to_bytes() == b"mine"
+
+
+def test_owner_killed_after_the_sweep_leaves_an_orphan(make_file, owners) -> None:
+    source = make_file("theirs.bin", b"theirs")
+    owner = Owner(source, kill=False)
+    owners.append(owner)
+    assert find_orphans(source.parent) == []
+    owner.proc.kill()
+    owner.proc.wait(timeout=60)
+    assert [p.path for p in find_orphans(source.parent)] == [str(owner.placeholder)]
+    assert [p.path for p in sweep(source.parent).removed] == [str(owner.placeholder)]
+    assert listing(source.parent) == []
+
+
+def test_dead_owner_is_removed(make_file, owners) -> None:
+    source = make_file("theirs.bin", b"theirs")
+    owner = Owner(source, kill=True)
+    owners.append(owner)
+    assert owner.placeholder.read_bytes() == b"theirs"
+    assert owner.placeholder.name.startswith(f".executorch_{owner.proc.pid}-")
+    result = sweep(source.parent)
+    assert [(p.path, p.pid, p.owner) for p in result.removed] == [
+        (str(owner.placeholder), owner.proc.pid, "gone")
+    ]
+    assert result.kept == []
+    assert not result.dry_run
+    assert listing(source.parent) == []
+
+
+def test_reused_pid_is_an_orphan(tmp_path) -> None:
+    parent = os.getppid()
+    reused = tmp_path / name_of(parent, start(parent) + 1)
+    live = tmp_path / name_of(parent, start(parent), "ijklmnop")
+    pid_only = tmp_path / name_of(parent, None, "qrstuvwx")
+    for path in (reused, live, pid_only):
+        path.write_bytes(b"x")
+    result = sweep(tmp_path)
+    assert [p.name for p in result.removed] == [reused.name]
+    assert sorted(p.name for p in result.kept) == sorted([live.name, pid_only.name])
+    assert listing(tmp_path) == sorted([live.name, pid_only.name])
+
+
+def test_this_process_is_never_an_orphan_whatever_the_start_time(tmp_path) -> None:
+    pid = os.getpid()
+    names = [name_of(pid, start(pid) + 1), name_of(pid, None, "ijklmnop")]
+    for name in names:
+        (tmp_path / name).write_bytes(b"")
+    assert sweep(tmp_path).removed == []
+    assert listing(tmp_path) == sorted(names)
+
+
+def test_dead_pid_without_start_time_is_an_orphan(tmp_path) -> None:
+    path = tmp_path / name_of(dead_pid())
+    path.write_bytes(b"")
+    assert [p.name for p in sweep(tmp_path).removed] == [path.name]
+    assert listing(tmp_path) == []
+
+
+def test_owner_of_another_user_is_alive(monkeypatch) -> None:
+    def refuse(pid: int, sig: int) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(sweep_module.os, "kill", refuse)
+    assert owner_state(1, None) == "alive"
+
+
+def test_start_time_unreadable_asks_again(monkeypatch) -> None:
+    monkeypatch.setattr(sweep_module, "process_start_time", lambda pid: None)
+    parent = os.getppid()
+    assert owner_state(parent, 1) == "alive"  # exists, and no start time to compare
+    answers = iter([True, False])  # it ends between the two questions
+    monkeypatch.setattr(sweep_module, "_exists", lambda pid: next(answers))
+    assert owner_state(parent, 1) == "gone"
+
+
+def test_impossible_pid_is_unknown(tmp_path) -> None:
+    path = tmp_path / name_of(1 << 31, 5)
+    path.write_bytes(b"")
+    [found] = sweep(tmp_path).kept
+    assert (found.pid, found.owner) == (1 << 31, "unknown")
+    assert listing(tmp_path) == [path.name]
+
+
+# --- what is not a placeholder, or not here
+
+
+def test_symlinks_named_like_placeholders_survive(tmp_path, tmp_path_factory) -> None:
+    outside = tmp_path_factory.mktemp("outside") / "precious.bin"
+    outside.write_bytes(b"precious")
+    gone = dead_pid()
+    (tmp_path / name_of(gone, 1)).symlink_to(outside)
+    (tmp_path / name_of(gone, 2)).symlink_to(tmp_path / "nowhere")
+    before = listing(tmp_path)
+    result = sweep(tmp_path)
+    assert (result.removed, result.kept) == ([], [])
+    assert listing(tmp_path) == before
+    assert outside.read_bytes() == b"precious"
+
+
+def test_foreign_files_survive(tmp_path) -> None:
+    gone = dead_pid()
+    unknown = ".executorch_abcdefgh.data"  # ExecuTorch's: no owner tag
+    foreign = [
+        unknown,
+        ".executorch_x.data",
+        ".executorch_.data",
+        f"{name_of(gone, 1)}.bak",
+        f"x{name_of(gone, 1)}",
+        name_of(gone, 1, "abcdefghi"),
+        name_of(gone, 1, "ABCDEFGH"),
+        f".executorch_{gone}-1-2_{RANDOM}.data",
+        f".executorch_0_{RANDOM}.data",
+        "weights.bin",
+    ]
+    for name in foreign:
+        (tmp_path / name).write_bytes(b"keep")
+    directory = tmp_path / name_of(gone, 3)
+    directory.mkdir()
+    (directory / "inside.bin").write_bytes(b"keep")
+    os.mkfifo(tmp_path / name_of(gone, 4))
+    before = listing(tmp_path)
+    result = sweep(tmp_path)
+    assert result.removed == []
+    assert [(p.name, p.pid, p.owner) for p in result.kept] == [(unknown, None, "unknown")]
+    assert listing(tmp_path) == before
+
+
+def test_subdirectories_are_not_swept(tmp_path) -> None:
+    inner = tmp_path / "sub"
+    inner.mkdir()
+    (inner / name_of(dead_pid())).write_bytes(b"")
+    before = listing(tmp_path)
+    assert sweep(tmp_path) == sweep_module.SweepResult([], [], False)
+    assert listing(tmp_path) == before
+
+
+def test_directory_that_is_a_symlink_is_refused(tmp_path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (real / name_of(dead_pid())).write_bytes(b"")
+    (tmp_path / "link").symlink_to(real)
+    with pytest.raises(OSError):
+        sweep(tmp_path / "link")
+    with pytest.raises(OSError):
+        scan(tmp_path / "link")
+    assert len(listing(real)) == 1
+
+
+def test_missing_or_non_directory(tmp_path) -> None:
+    with pytest.raises(FileNotFoundError):
+        sweep(tmp_path / "missing")
+    (tmp_path / "file").write_bytes(b"")
+    with pytest.raises(NotADirectoryError):
+        sweep(tmp_path / "file", dry_run=True)
+
+
+# --- dry run
+
+
+def test_dry_run_removes_nothing_and_lists_what_would_go(tmp_path, own) -> None:
+    gone = dead_pid()
+    orphans = [name_of(gone), name_of(gone, 7, "ijklmnop")]
+    for name in orphans:
+        (tmp_path / name).write_bytes(b"")
+    (tmp_path / "foreign.bin").write_bytes(b"")
+    before = listing(tmp_path)
+    result = sweep(str(tmp_path), dry_run=True)
+    assert result.dry_run
+    assert [p.name for p in result.removed] == sorted(orphans)
+    assert [p.path for p in result.removed] == [p.path for p in find_orphans(str(tmp_path))]
+    assert [p.name for p in result.kept] == [os.path.basename(own.path)]
+    assert listing(tmp_path) == before
+    assert [p.name for p in sweep(tmp_path).removed] == sorted(orphans)
+    assert listing(tmp_path) == sorted([os.path.basename(own.path), "foreign.bin"])
+
+
+# --- the checks right before unlinking
+
+
+def found_in(directory: Path, name: str) -> Placeholder:
+    [found] = [p for p in scan(directory) if p.name == name]
+    return found
+
+
+@pytest.fixture
+def dirfd(tmp_path) -> Iterator[int]:
+    fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    yield fd
+    os.close(fd)
+
+
+def test_remove_skips_a_file_that_vanished(tmp_path, dirfd) -> None:
+    path = tmp_path / name_of(dead_pid())
+    path.write_bytes(b"")
+    found = found_in(tmp_path, path.name)
+    path.unlink()
+    assert not sweep_module._remove(dirfd, found)
+
+
+def test_remove_skips_a_file_replaced_since(tmp_path, dirfd) -> None:
+    path = tmp_path / name_of(dead_pid())
+    path.write_bytes(b"old")
+    found = found_in(tmp_path, path.name)
+    (tmp_path / "other").write_bytes(b"new")  # made while the old file lives: another inode
+    (tmp_path / "other").rename(path)
+    assert not sweep_module._remove(dirfd, found)
+    assert path.read_bytes() == b"new"
+    path.unlink()
+    path.symlink_to(tmp_path / "other")
+    assert not sweep_module._remove(dirfd, found)
+    assert path.is_symlink()
+
+
+def test_remove_skips_an_owner_no_longer_gone(tmp_path, dirfd, monkeypatch) -> None:
+    path = tmp_path / name_of(dead_pid())
+    path.write_bytes(b"")
+    found = found_in(tmp_path, path.name)
+    monkeypatch.setattr(sweep_module, "owner_state", lambda pid, start: "alive")
+    assert not sweep_module._remove(dirfd, found)
+    assert path.exists()
+
+
+def test_a_file_removed_by_someone_else_meanwhile(tmp_path, monkeypatch) -> None:
+    path = tmp_path / name_of(dead_pid())
+    path.write_bytes(b"")
+    unlink = os.unlink
+
+    def racing_unlink(name: str, *, dir_fd: int) -> None:
+        unlink(name, dir_fd=dir_fd)
+        raise FileNotFoundError(2, "No such file or directory", name)
+
+    monkeypatch.setattr(sweep_module.os, "unlink", racing_unlink)
+    assert sweep(tmp_path) == sweep_module.SweepResult([], [], False)
+    assert listing(tmp_path) == []

@@ -1,0 +1,178 @@
+"""``cordspec sweep`` removes exactly the orphans in a directory seeded with live, dead and foreign
+files (spec section 3.7), run as a user runs it: in a subprocess."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from reference import FileBackedData
+from reference.file_backed import process_start_time
+from tests.impls.suite_map import REPO, subprocess_env
+
+TAKE = """
+import os, signal, sys
+from reference import FileBackedData
+blob = FileBackedData.move_from(sys.argv[1])
+print(blob.path, flush=True)
+if sys.argv[2] == "kill":
+    os.kill(os.getpid(), signal.SIGKILL)
+sys.stdin.read()  # alive until the parent closes our stdin
+blob.close()
+"""
+
+
+def cordspec(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "conformance", *args],
+        cwd=REPO,
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def listing(directory: Path) -> set[str]:
+    """Every entry below ``directory``, relative to it."""
+    found = set()
+    for root, dirs, files in os.walk(directory):
+        for name in dirs + files:
+            found.add(os.path.relpath(os.path.join(root, name), directory))
+    return found
+
+
+def take(source: Path, kill: bool) -> tuple[subprocess.Popen[str], str]:
+    """A child that took ``source`` with ``move_from``; killed with SIGKILL if ``kill``."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", TAKE, str(source), "kill" if kill else "stay"],
+        cwd=REPO,
+        env=subprocess_env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    placeholder = os.path.basename(proc.stdout.readline().strip())
+    if kill:
+        assert proc.wait(timeout=60) == -signal.SIGKILL
+    return proc, placeholder
+
+
+@dataclass
+class Seeded:
+    directory: Path
+    orphans: dict[str, int]  # name -> pid
+    alive: dict[str, int]
+    unknown: set[str]
+    outside: Path
+
+
+@pytest.fixture
+def seeded(tmp_path: Path) -> Iterator[Seeded]:
+    directory = tmp_path / "exports"
+    directory.mkdir()
+    outside = tmp_path / "precious.bin"
+    outside.write_bytes(b"precious")
+    children: list[subprocess.Popen[str]] = []
+    orphans: dict[str, int] = {}
+    alive: dict[str, int] = {}
+    try:
+        for i in range(2):  # dead owners: killed after move_from
+            (directory / f"dead{i}.bin").write_bytes(b"dead")
+            proc, name = take(directory / f"dead{i}.bin", kill=True)
+            children.append(proc)
+            orphans[name] = proc.pid
+        (directory / "live.bin").write_bytes(b"live")  # a live owner: another process
+        proc, name = take(directory / "live.bin", kill=False)
+        children.append(proc)
+        alive[name] = proc.pid
+        parent = os.getppid()  # a reused pid: alive, but started at another time
+        start = process_start_time(parent)
+        assert start is not None
+        orphans[f".executorch_{parent}-{start + 1}_reused00.data"] = parent
+        alive[f".executorch_{parent}-{start}_parent00.data"] = parent
+        dead = orphans[next(iter(orphans))]
+        orphans[f".executorch_{dead}_pidonly0.data"] = dead  # no start time recorded
+        for name in orphans:
+            (directory / name).touch()
+        for name in alive:
+            (directory / name).touch()
+        unknown = {".executorch_abcdefgh.data"}  # ExecuTorch's: no owner tag
+        (directory / ".executorch_abcdefgh.data").write_bytes(b"executorch")
+        (directory / "weights.bin").write_bytes(b"weights")
+        (directory / f".executorch_{dead}-1_symlink0.data").symlink_to(outside)
+        (directory / f".executorch_{dead}-1_dangling.data").symlink_to(tmp_path / "nowhere")
+        (directory / f".executorch_{dead}-1_adirecto.data").mkdir()
+        (directory / "sub").mkdir()
+        (directory / "sub" / f".executorch_{dead}-1_insubdir.data").touch()
+        (directory / "mine.bin").write_bytes(b"mine")  # a live owner: this process
+        with FileBackedData.move_from(directory / "mine.bin") as own:
+            alive[os.path.basename(own.path)] = os.getpid()
+            yield Seeded(directory, orphans, alive, unknown, outside)
+    finally:
+        for proc in children:
+            if proc.poll() is None:
+                proc.kill()
+            proc.communicate(timeout=60)
+
+
+def test_sweep_removes_exactly_the_orphans(seeded: Seeded) -> None:
+    directory = seeded.directory
+    before = listing(directory)
+    assert set(seeded.orphans) <= before and set(seeded.alive) <= before
+
+    dry = cordspec("sweep", str(directory), "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert listing(directory) == before
+    would = {
+        f"would remove {directory / name} (owner pid {pid} gone)"
+        for name, pid in seeded.orphans.items()
+    }
+    kept = {
+        f"kept {directory / name} (owner pid {pid} alive)" for name, pid in seeded.alive.items()
+    } | {f"kept {directory / name} (unknown owner)" for name in seeded.unknown}
+    lines = dry.stdout.splitlines()
+    assert set(lines[:-1]) == would | kept and len(lines) == len(would | kept) + 1
+    assert lines[-1] == f"{len(would)} would be removed, {len(kept)} kept"
+
+    run = cordspec("sweep", str(directory))
+    assert run.returncode == 0, run.stderr
+    assert run.stderr == ""
+    assert listing(directory) == before - set(seeded.orphans)
+    lines = run.stdout.splitlines()
+    removed = {line.replace("would remove", "removed", 1) for line in would}
+    assert set(lines[:-1]) == removed | kept
+    assert lines[-1] == f"{len(removed)} removed, {len(kept)} kept"
+    assert seeded.outside.read_bytes() == b"precious"
+
+    again = cordspec("sweep", str(directory))
+    assert listing(directory) == before - set(seeded.orphans)
+    assert again.stdout.splitlines()[-1] == f"0 removed, {len(kept)} kept"
+
+
+@pytest.mark.parametrize("what", ["missing", "file", "symlink"])
+def test_sweep_of_no_directory_is_an_error(tmp_path: Path, what: str) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    orphan = real / ".executorch_1-1_abcdefgh.data"  # pid 1 never started at tick 1
+    orphan.touch()
+    target = tmp_path / what
+    if what == "file":
+        target.write_bytes(b"")
+    elif what == "symlink":
+        target.symlink_to(real)
+    result = cordspec("sweep", str(target))
+    assert result.returncode == 2
+    assert result.stdout == ""
+    [line] = result.stderr.splitlines()
+    assert line.startswith(f"cordspec: sweep {target}: ")
+    assert orphan.exists()
