@@ -26,6 +26,8 @@ from conformance.cli import clause_lines, first_sentence, pytest_args
 from conformance.spec import Profile, load_spec
 from tests.impls.suite_map import REPO, SuiteTest, collect_suite, keyword_for, subprocess_env
 
+pytestmark = pytest.mark.meta  # runs the suite in child processes: tox -e meta
+
 SPEC = load_spec()
 SCHEMA = json.loads((REPO / "docs" / "report-schema.json").read_text("utf-8"))
 PROFILES: tuple[Profile, ...] = ("core", "strict")

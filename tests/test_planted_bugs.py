@@ -23,6 +23,8 @@ import pytest
 from conformance.adapters import load_implementation
 from conformance.vectors import Vector, VectorFailure, load_schema, replay, replay_model
 
+pytestmark = pytest.mark.meta  # runs the suite in child processes: tox -e meta
+
 ROOT = Path(__file__).resolve().parent.parent
 MACHINE = "conformance/suite/test_store_machine.py::test_core_store_machine"
 BEGIN, END = "CORDSPEC-VECTOR-BEGIN", "CORDSPEC-VECTOR-END"
