@@ -3,6 +3,7 @@ reports a status per clause and a verdict per profile (terminal summary, ``--rep
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from .spec import Spec, load_spec
 __all__ = ["clause_ids"]
 
 PROFILES = ("core", "strict")
+_SMALL_BYTES = 4096
 _SPEC_KEY = pytest.StashKey[Spec]()
 _DEVIATIONS_KEY = pytest.StashKey[dict[str, Deviation]]()
 _REPORTER_NAME = "cordspec-reporter"
@@ -134,6 +136,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
+
+
+def pytest_assertrepr_compare(op: str, left: object, right: object) -> list[str] | None:
+    """Explain unequal large byte strings briefly: pytest's own diff of them is quadratic."""
+    if op != "==" or not isinstance(left, bytes) or not isinstance(right, bytes):
+        return None
+    if max(len(left), len(right)) <= _SMALL_BYTES:
+        return None
+    first = next(
+        (i for i, (a, b) in enumerate(zip(left, right, strict=False)) if a != b),
+        min(len(left), len(right)),
+    )
+    return [
+        f"{len(left)} bytes == {len(right)} bytes",
+        f"first difference at offset {first}",
+        f"sha256 {hashlib.sha256(left).hexdigest()} vs {hashlib.sha256(right).hexdigest()}",
+    ]
 
 
 @pytest.fixture(scope="session")
