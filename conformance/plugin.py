@@ -64,6 +64,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    _skip_pytests_diff_of_large_bytes()
     config.addinivalue_line(
         "markers", "clause(*ids): the spec clauses (spec/SPEC.md) this test checks"
     )
@@ -139,7 +140,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def pytest_assertrepr_compare(op: str, left: object, right: object) -> list[str] | None:
-    """Explain unequal large byte strings briefly: pytest's own diff of them is quadratic."""
+    """Explain unequal large byte strings by length, offset and digest."""
     if op != "==" or not isinstance(left, bytes) or not isinstance(right, bytes):
         return None
     if max(len(left), len(right)) <= _SMALL_BYTES:
@@ -153,6 +154,31 @@ def pytest_assertrepr_compare(op: str, left: object, right: object) -> list[str]
         f"first difference at offset {first}",
         f"sha256 {hashlib.sha256(left).hexdigest()} vs {hashlib.sha256(right).hexdigest()}",
     ]
+
+
+def _skip_pytests_diff_of_large_bytes() -> None:
+    """pytest diffs unequal bytes with difflib, in quadratic time: a broken implementation that
+    writes a few hundred KiB wrongly would spin for hours. Its explainer (private API, so guarded)
+    is wrapped to give the brief explanation above instead, for large bytes only."""
+    try:
+        from _pytest.assertion import util
+    except ImportError:  # pragma: no cover - pytest moved it; the diff is then only slow
+        return
+    original = getattr(util, "assertrepr_compare", None)
+    if original is None or getattr(original, "cordspec_guard", False):
+        return
+
+    def guarded(*args: object, **kwargs: object) -> object:
+        # pytest 9.2 passes op/left/right by keyword; earlier ones (config, op, left, right)
+        op, left, right = (kwargs[k] if k in kwargs else args[n] for n, k in _POSITIONS)
+        brief = pytest_assertrepr_compare(str(op), left, right)
+        return brief if brief is not None else original(*args, **kwargs)
+
+    guarded.cordspec_guard = True  # type: ignore[attr-defined]  # marks the wrapper as installed
+    util.assertrepr_compare = guarded  # type: ignore[assignment]  # its signature varies by version
+
+
+_POSITIONS = ((1, "op"), (2, "left"), (3, "right"))
 
 
 @pytest.fixture(scope="session")
