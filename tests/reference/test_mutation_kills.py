@@ -181,6 +181,11 @@ MESSAGES: dict[str, tuple[Callable[[], object], type[BaseException], str]] = {
         ValueError,
         "expected one Weights and one .wrapper.so output, got 2 and 0",
     ),
+    "materialize-no-so": (
+        lambda: FileBackedAotiBackend.materialize_weights_blob([Weights([])], ON),
+        ValueError,
+        "expected one Weights and one .wrapper.so output, got 1 and 0",
+    ),
 }
 
 
@@ -408,3 +413,14 @@ def test_preprocess_multimethod_refuses_unpaired_specs() -> None:
     assert message == "method 'forward' has 2 programs but 1 compile-spec lists"
     results = _Probe.preprocess_multimethod({"forward": [1, 2]}, {"forward": [(), ()]})
     assert [r.processed_bytes for r in results["forward"]] == [b"1", b"2"]
+
+
+class _TakesNothing:
+    def write(self, data: Any) -> int:
+        return 0
+
+
+def test_a_sink_that_takes_nothing_is_an_eio(make_file: MakeFile) -> None:
+    blob = FileBackedData(str(make_file("blob.bin", b"0123456789")))
+    raised = _raised(OSError, lambda: blob.write_to_file(_TakesNothing()))
+    assert (raised.errno, raised.strerror) == (errno.EIO, "the output accepted none of 10 bytes")

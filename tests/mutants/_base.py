@@ -1,0 +1,177 @@
+"""What several mutants share: reference classes cut into steps a mutant can break one at a time.
+
+Nothing here is broken. ``tests/test_mutants.py`` runs the suite against ``CONTROL`` (these classes
+put together, unchanged) and requires it to pass, so that a mutant's failure is its own break's.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar
+
+import reference
+from conformance.adapters import reference as reference_adapter
+from conformance.api import Lowering
+from reference import hooks
+from reference.file_backed import (
+    PLACEHOLDER_PREFIX,
+    PLACEHOLDER_SUFFIX,
+    _check_digest,
+    _check_path,
+    _identity_of,
+    _owner_of,
+    _require_regular,
+    _unlink_quietly,
+)
+
+__all__ = ["LowMemory", "LowMemoryBackend", "ProbeLowering", "StepwiseMove", "Store", "Weights"]
+
+T = TypeVar("T")
+CopyHook = Callable[[object, Sequence[object]], object]
+
+
+class StepwiseMove(reference.FileBackedData):
+    """The reference's ``move_from``, with making the placeholder, the rename and the clean-up
+    after a failed rename as three steps a mutant can override."""
+
+    @classmethod
+    def move_from(cls, path: Any, sha256: Any = None) -> reference.FileBackedData:
+        source = _check_path(path)
+        digest = _check_digest(sha256)
+        st = os.lstat(source)
+        _require_regular(source, st)
+        identity = (st.st_dev, st.st_ino)
+        owner = _owner_of(identity)
+        if owner is not None:
+            raise ValueError(f"cannot move {source!r}: it is owned by {owner!r}")
+        placeholder = cls._placeholder(source)
+        try:
+            cls._take(source, placeholder)
+        except BaseException:
+            cls._undo(source, placeholder, identity)
+            raise
+        result = cls.__new__(cls)
+        result._init(placeholder, os.lstat(placeholder), digest, owner=True)
+        return result
+
+    @staticmethod
+    def _placeholder(source: str) -> str:
+        """Make an empty placeholder beside ``source``; return its path."""
+        fd, placeholder = tempfile.mkstemp(
+            prefix=f"{PLACEHOLDER_PREFIX}{os.getpid()}_",
+            suffix=PLACEHOLDER_SUFFIX,
+            dir=os.path.dirname(source) or os.curdir,
+        )
+        os.close(fd)
+        return placeholder
+
+    @staticmethod
+    def _take(source: str, placeholder: str) -> None:
+        """Put the source file at the placeholder's path."""
+        os.replace(source, placeholder)
+
+    @staticmethod
+    def _undo(source: str, placeholder: str, identity: tuple[int, int]) -> None:
+        """After a failed or interrupted ``_take``: the source back, no placeholder left."""
+        if _identity_of(placeholder) == identity:
+            os.replace(placeholder, source)
+        else:
+            _unlink_quietly(placeholder)
+
+
+class Store(reference.NamedDataStore):
+    """The reference store, whose merges stage their changes in a store of its own class (the
+    reference stages in a plain ``reference.NamedDataStore``), so a mutant's ``_add`` is used
+    there too."""
+
+    def _clone(self) -> reference.NamedDataStore:
+        clone = super()._clone()
+        clone.__class__ = type(self)
+        return clone
+
+
+class ProbeLowering:
+    """The reference adapter's lowering, with the copy hook a test passes changed on its way
+    by ``hook_for`` (given the hook, or None for the default, and the submodules' spec lists)."""
+
+    def __init__(
+        self, hook_for: Callable[[CopyHook | None, list[Sequence[object]]], CopyHook | None]
+    ) -> None:
+        self._inner: Lowering = reference_adapter.load().lowering  # type: ignore[assignment]
+        self._hook_for = hook_for
+
+    def compile_spec(self, key: str, value: bytes) -> object:
+        return self._inner.compile_spec(key, value)
+
+    def default_copy(self, program: T, compile_specs: Sequence[object]) -> T:
+        return self._inner.default_copy(program, compile_specs)
+
+    def lower(
+        self,
+        submodules: Any,
+        copy_hook: CopyHook | None,
+        preprocess: Callable[[object, Sequence[object]], None],
+    ) -> None:
+        specs = [s for subs in submodules.values() for _, s in subs]
+        self._inner.lower(submodules, self._hook_for(copy_hook, specs), preprocess)
+
+
+class Weights:
+    """The default weights hooks of the adapter, for any ``AotiBackend`` subclass."""
+
+    def __init__(self, backend: type[hooks.AotiBackend] = hooks.AotiBackend) -> None:
+        self.backend = backend
+
+    def materialize(self, paths: T, compile_specs: Sequence[object]) -> T:
+        return self.backend.materialize_weights_blob(paths, compile_specs)  # type: ignore[arg-type]
+
+    def load(self, blob_path: str, compile_specs: Sequence[object]) -> tuple[object, str]:
+        return self.backend.load_weights_blob(blob_path, compile_specs)  # type: ignore[arg-type]
+
+    def store(self, blob_path: str, store: Any) -> str:
+        return self.backend.store_weights_blob(blob_path, (), store)
+
+
+_LOW_MEMORY = (hooks.CompileSpec(hooks.LOW_MEMORY_MODE, b"ON"),)
+
+
+class LowMemoryBackend(hooks.FileBackedAotiBackend):
+    """The reference's low-memory backend, taking the blob over with ``blob_class.move_from``,
+    with the choice of the digest handed on from ``materialize_weights_blob`` as a step."""
+
+    blob_class: type[reference.FileBackedData] = reference.FileBackedData
+
+    @classmethod
+    def load_weights_blob(
+        cls, blob_path: str, compile_specs: Sequence[hooks.CompileSpec]
+    ) -> tuple[hooks.CordBuffer, str]:
+        if not hooks.is_low_memory_mode(compile_specs):
+            return super().load_weights_blob(blob_path, compile_specs)
+        data = cls.blob_class.move_from(blob_path, sha256=cls._handed_digest(blob_path))
+        return data, data.sha256().hex()
+
+    @staticmethod
+    def _handed_digest(blob_path: str) -> bytes | None:
+        """The digest ``materialize_weights_blob`` computed, while the blob is still that file."""
+        if isinstance(blob_path, hooks.WeightsBlobPath):
+            return blob_path.digest_if_unchanged()
+        return None
+
+
+class LowMemory:
+    """The adapter's low-memory weights, for any ``FileBackedAotiBackend`` subclass."""
+
+    def __init__(self, backend: type[hooks.FileBackedAotiBackend] = LowMemoryBackend) -> None:
+        self.backend = backend
+
+    def materialize(self, so_path: str, chunks: Iterable[bytes]) -> str:
+        paths = self.backend.materialize_weights_blob([so_path, hooks.Weights(chunks)], _LOW_MEMORY)
+        return next(p for p in paths if isinstance(p, hooks.WeightsBlobPath))
+
+    def load(self, blob_path: str) -> tuple[object, str]:
+        return self.backend.load_weights_blob(blob_path, _LOW_MEMORY)
+
+    def mode(self, values: Sequence[bytes]) -> bool:
+        return hooks.is_low_memory_mode(hooks.CompileSpec(hooks.LOW_MEMORY_MODE, v) for v in values)

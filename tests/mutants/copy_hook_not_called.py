@@ -1,0 +1,20 @@
+"""Breaks: HOOK-COPY-4, HOOK-COPY-2
+
+Lowering that deep-copies each submodule itself instead of calling the backend's
+``copy_exported_program_for_preprocess``: an override is never called.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+
+from . import implementation
+from ._base import CopyHook, ProbeLowering
+
+
+def _deep_copy_instead(hook: CopyHook | None, specs: list[Sequence[object]]) -> CopyHook:
+    return lambda program, compile_specs: copy.deepcopy(program)
+
+
+IMPLEMENTATION = implementation(__name__, lowering=ProbeLowering(_deep_copy_instead))

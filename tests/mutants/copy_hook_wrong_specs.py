@@ -1,0 +1,21 @@
+"""Breaks: HOOK-COPY-2, HOOK-COPY-3
+
+Lowering that calls the copy hook once per submodule, but always with the first submodule's
+compile specs instead of each submodule's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from . import implementation
+from ._base import CopyHook, ProbeLowering
+
+
+def _first_specs(hook: CopyHook | None, specs: list[Sequence[object]]) -> CopyHook | None:
+    if hook is None:
+        return None
+    return lambda program, compile_specs: hook(program, specs[0])
+
+
+IMPLEMENTATION = implementation(__name__, lowering=ProbeLowering(_first_specs))

@@ -1,0 +1,29 @@
+"""Breaks: NDS-DEDUP-3, NDS-DEDUP-2
+
+Dedup by SHA-256 alone, without the length check of the fingerprint: every new blob is hashed and
+compared with every stored buffer, whatever its length, so unmatched blobs are read in full, and
+blobs of different lengths whose (supplied) digests are equal share a buffer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reference.named_data import _digest
+
+from . import implementation
+from ._base import Store
+
+
+class NamedDataStore(Store):
+    def _add(self, key: str, data: Any, alignment: int, tag: str | None, layout: object) -> None:
+        if key not in self._tags:
+            digest = _digest(data)
+            for index, buffer in enumerate(self.buffers):
+                if self._buffer_digest(index) == digest:
+                    data = buffer
+                    break
+        super()._add(key, data, alignment, tag, layout)
+
+
+IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

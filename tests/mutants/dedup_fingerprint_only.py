@@ -1,0 +1,25 @@
+"""Breaks: NDS-DEDUP-2, NDS-DEDUP-4
+
+Dedup by fingerprint alone: a blob whose length and first 32 bytes match a stored buffer is taken
+to be equal to it, and no digest is ever compared.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reference.named_data import _fingerprint
+
+from . import implementation
+from ._base import Store
+
+
+class NamedDataStore(Store):
+    def _add(self, key: str, data: Any, alignment: int, tag: str | None, layout: object) -> None:
+        candidates = self._fingerprints.get(_fingerprint(data))
+        if candidates and key not in self._tags:
+            data = self.buffers[candidates[0]]  # the stored object: "equal" without a digest
+        super()._add(key, data, alignment, tag, layout)
+
+
+IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

@@ -1,0 +1,30 @@
+"""Breaks: FBD-CLOSE-4, FBD-CLOSE-5
+
+Review defect 1: the first version released owned files in ``__del__`` only, with no
+``weakref.finalize`` backstop, so nothing releases an owner that is still alive at interpreter exit
+(one referenced from a thread, a cycle, a module that outlives ``__main__``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+import reference
+
+from . import implementation
+
+
+class FileBackedData(reference.FileBackedData):
+    def _init(self, path: str, st: os.stat_result, digest: bytes | None, owner: bool) -> None:
+        super()._init(path, st, digest, owner)
+        if self._finalizer is not None:
+            self._finalizer.detach()  # still "owned" for close(), but never called again
+
+    def __del__(self) -> None:
+        if self.owned and not getattr(self, "_closed", True):
+            with contextlib.suppress(OSError):
+                os.remove(self._path)
+
+
+IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

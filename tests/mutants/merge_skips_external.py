@@ -1,0 +1,23 @@
+"""Breaks: NDS-MERGE-1
+
+``merge_named_data_store`` that replays only ``other``'s inline entries: its external data is
+silently dropped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reference
+
+from . import implementation
+from ._base import Store
+
+
+class NamedDataStore(Store):
+    def merge_named_data_store(self, other: Any) -> None:
+        inline_only = reference.NamedDataStoreOutput(other.buffers, other.pte_data, {})
+        super().merge_named_data_store(inline_only)
+
+
+IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

@@ -1,0 +1,19 @@
+"""Breaks: FBD-READ-1, NDS-DEDUP-3
+
+``prefix(n)`` that reads the whole file and slices it, so a fingerprint reads every blob in full.
+"""
+
+from __future__ import annotations
+
+import reference
+
+from . import implementation
+
+
+class FileBackedData(reference.FileBackedData):
+    def prefix(self, size: int) -> bytes:
+        wanted = len(super().prefix(size))
+        return self.to_bytes()[:wanted]
+
+
+IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

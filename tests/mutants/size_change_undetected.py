@@ -1,0 +1,22 @@
+"""Breaks: FBD-CHANGE-1
+
+Reads trust the file's size now instead of checking it against the size recorded when it was
+wrapped: a file that grew or shrank is written with its new size while ``len()`` reports the old.
+"""
+
+from __future__ import annotations
+
+import os
+
+import reference
+from reference.file_backed import _VerifiedReader
+
+from . import implementation
+
+
+class FileBackedData(reference.FileBackedData):
+    def _open(self) -> _VerifiedReader:
+        return _VerifiedReader(self._path, self._identity, os.stat(self._path).st_size)
+
+
+IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

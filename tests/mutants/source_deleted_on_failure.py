@@ -1,0 +1,22 @@
+"""Breaks: FBD-MOVE-5
+
+``move_from`` whose clean-up after a failed rename removes both paths, the placeholder and the
+source, so a failed hand-over loses the user's file.
+"""
+
+from __future__ import annotations
+
+from reference.file_backed import _unlink_quietly
+
+from . import implementation
+from ._base import StepwiseMove
+
+
+class FileBackedData(StepwiseMove):
+    @staticmethod
+    def _undo(source: str, placeholder: str, identity: tuple[int, int]) -> None:
+        for path in (placeholder, source):
+            _unlink_quietly(path)
+
+
+IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
