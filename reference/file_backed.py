@@ -111,6 +111,8 @@ def _check_path(path: object) -> str:
         )
     if not path:
         raise ValueError("path must not be empty")
+    if "\0" in path:
+        raise ValueError(f"path must not contain a null byte: {path!r}")
     return path
 
 
