@@ -121,6 +121,8 @@ def test_it_prints_a_short_vector(
         for where in ("reference", "planted"):
             (tmp_path / f"{where}-{number}").mkdir()
         replay(vector, reference, tmp_path / f"reference-{number}")  # the spec holds
-        with pytest.raises(VectorFailure):  # and it catches the planted bug
+        # it catches the planted bug: a failed check, or an error reading a buffer the planted
+        # merge closed (the ValueError of a closed FileBackedData)
+        with pytest.raises((VectorFailure, ValueError, OSError)):
             replay(vector, planted, tmp_path / f"planted-{number}")
     assert any(PLANTED[name] in v["clauses"] for v in vectors), [v["clauses"] for v in vectors]
