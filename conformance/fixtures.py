@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from .api import FileBackedData, Implementation
+from .api import DataEntry, FileBackedData, Implementation, NamedDataStore
 
-__all__ = ["PLACEHOLDER_GLOB", "Blobs", "placeholders"]
+Entry = tuple[str, int, int, object]
+
+__all__ = ["PLACEHOLDER_GLOB", "Blobs", "State", "content", "placeholders", "state"]
 
 PLACEHOLDER_GLOB = ".executorch_*.data"
 
@@ -65,3 +69,33 @@ class Blobs:
                 errors.append(exc)
         if errors:
             raise errors[0]
+
+
+@dataclass(frozen=True)
+class State:
+    """An output, deeply and in order: buffers by identity, every entry by value."""
+
+    buffers: tuple[int, ...]
+    pte_data: tuple[Entry, ...]
+    external_data: tuple[tuple[str, tuple[Entry, ...]], ...]
+    keep: tuple[object, ...] = field(default=(), compare=False, repr=False)  # ids stay unique
+
+
+def _entries(entries: Mapping[str, DataEntry]) -> tuple[Entry, ...]:
+    return tuple((k, e.buffer_index, e.alignment, e.tensor_layout) for k, e in entries.items())
+
+
+def state(store: NamedDataStore) -> State:
+    """The deep state of a fresh output of ``store``."""
+    out = store.get_named_data_store_output()
+    return State(
+        tuple(id(b) for b in out.buffers),
+        _entries(out.pte_data),
+        tuple((tag, _entries(entries)) for tag, entries in out.external_data.items()),
+        tuple(out.buffers),
+    )
+
+
+def content(buffer: bytes | FileBackedData) -> bytes:
+    """The bytes of a buffer, whichever its representation."""
+    return buffer if isinstance(buffer, bytes) else buffer.to_bytes()

@@ -4,51 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from conformance.api import DataEntry, FileBackedData, Implementation, NamedDataStore
-from conformance.fixtures import Blobs
+from conformance.api import FileBackedData, Implementation, NamedDataStore
+from conformance.fixtures import Blobs, content, state
 
 clause = pytest.mark.clause
 pytestmark = pytest.mark.requires("externalize")
 
 MiB = 1 << 20
 Blob = bytes | FileBackedData
-Entry = tuple[str, int, int, object]
 LAYOUT = ("f32", (1,), (0,))
-
-
-@dataclass(frozen=True)
-class State:
-    """An output, deeply and in order: buffers by identity, every entry by value."""
-
-    buffers: tuple[int, ...]
-    pte_data: tuple[Entry, ...]
-    external_data: tuple[tuple[str, tuple[Entry, ...]], ...]
-    keep: tuple[object, ...] = field(default=(), compare=False, repr=False)  # ids stay unique
-
-
-def _entries(entries: Mapping[str, DataEntry]) -> tuple[Entry, ...]:
-    return tuple((k, e.buffer_index, e.alignment, e.tensor_layout) for k, e in entries.items())
-
-
-def state(store: NamedDataStore) -> State:
-    """The deep state of a fresh output of ``store``."""
-    out = store.get_named_data_store_output()
-    return State(
-        tuple(id(b) for b in out.buffers),
-        _entries(out.pte_data),
-        tuple((tag, _entries(entries)) for tag, entries in out.external_data.items()),
-        tuple(out.buffers),
-    )
-
-
-def content(buffer: Blob) -> bytes:
-    return buffer if isinstance(buffer, bytes) else buffer.to_bytes()
 
 
 def tag_of(prefix: str, keys: list[str]) -> str:

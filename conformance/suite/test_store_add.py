@@ -6,14 +6,14 @@ import contextlib
 import hashlib
 import math
 import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from conformance.api import DataEntry, FileBackedData, Implementation, NamedDataStore
-from conformance.fixtures import Blobs
+from conformance.api import FileBackedData, Implementation, NamedDataStore
+from conformance.fixtures import Blobs, State, content, state
 
 clause = pytest.mark.clause
 
@@ -37,37 +37,6 @@ L1, L2 = Layout("f32[1,2]"), Layout("f32[2,1]")
 
 # --------------------------------------------------------------------------------------------
 # Helpers: a deep view of an output, contents, digests, bytes read by this process
-
-Entry = tuple[str, int, int, object]
-
-
-@dataclass(frozen=True)
-class State:
-    """An output, deeply and in order: buffers by identity, every entry by value."""
-
-    buffers: tuple[int, ...]
-    pte_data: tuple[Entry, ...]
-    external_data: tuple[tuple[str, tuple[Entry, ...]], ...]
-    keep: tuple[object, ...] = field(default=(), compare=False, repr=False)  # ids stay unique
-
-
-def _entries(entries: Mapping[str, DataEntry]) -> tuple[Entry, ...]:
-    return tuple((k, e.buffer_index, e.alignment, e.tensor_layout) for k, e in entries.items())
-
-
-def state(store: NamedDataStore) -> State:
-    """The deep state of a fresh output of ``store``."""
-    out = store.get_named_data_store_output()
-    return State(
-        tuple(id(b) for b in out.buffers),
-        _entries(out.pte_data),
-        tuple((tag, _entries(entries)) for tag, entries in out.external_data.items()),
-        tuple(out.buffers),
-    )
-
-
-def content(buffer: Blob) -> bytes:
-    return buffer if isinstance(buffer, bytes) else buffer.to_bytes()
 
 
 def fresh(data: bytes) -> bytes:
