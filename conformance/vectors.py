@@ -197,7 +197,7 @@ def _check_outcome(
 def _contents(buffer: object) -> bytes:
     if isinstance(buffer, bytes):
         return buffer
-    data = buffer.to_bytes()  # type: ignore[attr-defined]
+    data = buffer.to_bytes()  # type: ignore[attr-defined]  # any FileBackedData; bytes returned above
     assert isinstance(data, bytes), f"to_bytes() returned {type(data).__name__}"
     return data
 
@@ -265,7 +265,7 @@ class _Run:
             )
         elif op == "close":
             blob = self.objects[step["blob"]]
-            blob.close()  # type: ignore[attr-defined]
+            blob.close()  # type: ignore[attr-defined]  # a "close" step names a file-backed blob
         else:
             raise ValueError(f"unknown operation {op!r}")
 

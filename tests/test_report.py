@@ -281,15 +281,15 @@ def test_report(
         nodeid,
         ("suite/t.py", 1, "test_x"),
         {},
-        outcome,  # type: ignore[arg-type]
+        outcome,  # type: ignore[arg-type]  # a plain str stands in for the Literal
         longrepr,
-        when,  # type: ignore[arg-type]
+        when,  # type: ignore[arg-type]  # a plain str stands in for the Literal
         user_properties=list(props),
         **extra,
     )
 
 
-test_report.__test__ = False  # type: ignore[attr-defined]
+test_report.__test__ = False  # type: ignore[attr-defined]  # not a test, though named like one
 
 
 def collect(*reports: pytest.TestReport) -> list[Result]:
@@ -541,7 +541,7 @@ def test_clause_result_is_frozen() -> None:
     c = report("core").clauses[0]
     assert isinstance(c, ClauseResult)
     with pytest.raises(AttributeError):
-        c.status = Status.PASSED  # type: ignore[misc]
+        c.status = Status.PASSED  # type: ignore[misc]  # assigning to a frozen field is the point
 
 
 # --- the plugin, end to end in pytester ---------------------------------------------------------

@@ -26,7 +26,7 @@ def tag_of(prefix: str, keys: list[str]) -> str:
 
 
 def externalize(store: NamedDataStore, max_data_bytes: object, tag_prefix: object) -> None:
-    store.externalize_pte_data(max_data_bytes, tag_prefix)  # type: ignore[attr-defined]
+    store.externalize_pte_data(max_data_bytes, tag_prefix)  # type: ignore[attr-defined]  # optional: Capability.EXTERNALIZE
 
 
 def shards(store: NamedDataStore) -> dict[str, list[tuple[str, bytes, int, object]]]:

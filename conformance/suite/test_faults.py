@@ -453,7 +453,7 @@ class TestReadError:
         store.add_named_data("third", blob)
         output = store.get_named_data_store_output()
         index = output.pte_data["third"].buffer_index
-        assert output.buffers[index] is blob or bytes(output.buffers[index]) == DATA  # type: ignore[arg-type]
+        assert output.buffers[index] is blob or bytes(output.buffers[index]) == DATA  # type: ignore[arg-type]  # a bytes buffer
 
 
 def _snapshot(store: Any) -> tuple[object, ...]:

@@ -205,7 +205,7 @@ class TestOutput:
         store.add_named_data("ext", b"two", 1, "model")
         earlier = store.get_named_data_store_output()
         before = describe(earlier)
-        store.externalize_pte_data(100, "constants")  # type: ignore[attr-defined]
+        store.externalize_pte_data(100, "constants")  # type: ignore[attr-defined]  # optional: Capability.EXTERNALIZE
         assert describe(earlier) == before
         assert state(store) != before
 

@@ -223,7 +223,7 @@ class TestExternalizeBounds:
         store.add_named_data("external", b"data", 1, "model")
         before = _state(store)
         with pytest.raises(ValueError):
-            store.externalize_pte_data(0, "constants")  # type: ignore[attr-defined]
+            store.externalize_pte_data(0, "constants")  # type: ignore[attr-defined]  # optional: Capability.EXTERNALIZE
         assert _state(store) == before
 
     @clause("NDS-EXT-1", "NDS-EXT-2")
@@ -232,7 +232,7 @@ class TestExternalizeBounds:
         store = impl.NamedDataStore()
         store.add_named_data("a", b"a")
         store.add_named_data("b", b"b")
-        store.externalize_pte_data(1, "constants")  # type: ignore[attr-defined]
+        store.externalize_pte_data(1, "constants")  # type: ignore[attr-defined]  # optional: Capability.EXTERNALIZE
         out = store.get_named_data_store_output()
         assert dict(out.pte_data) == {}
         assert sorted(len(entries) for entries in out.external_data.values()) == [1, 1]
@@ -245,7 +245,7 @@ class TestExternalizeBounds:
         store.add_named_data("a", b"A" * 10)
         store.add_named_data("b", b"B" * 6)
         store.add_named_data("c", b"C" * 4)
-        store.externalize_pte_data(10, "constants")  # type: ignore[attr-defined]
+        store.externalize_pte_data(10, "constants")  # type: ignore[attr-defined]  # optional: Capability.EXTERNALIZE
         out = store.get_named_data_store_output()
         assert sorted(sorted(entries) for entries in out.external_data.values()) == [
             ["a"],

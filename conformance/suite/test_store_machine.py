@@ -37,7 +37,9 @@ from hypothesis.stateful import (
     invariant,
     precondition,
     rule,
-    run_state_machine_as_test,
+)
+from hypothesis.stateful import (
+    run_state_machine_as_test as _run_untyped,
 )
 
 from conformance import hypothesis_profiles
@@ -158,7 +160,7 @@ def contents(buffer: object) -> bytes:
     """A buffer's contents (a file-backed one is read)."""
     if isinstance(buffer, bytes):
         return buffer
-    data = buffer.to_bytes()  # type: ignore[attr-defined]
+    data = buffer.to_bytes()  # type: ignore[attr-defined]  # any FileBackedData; bytes returned above
     assert isinstance(data, bytes), f"to_bytes() returned {type(data).__name__}"
     return data
 
@@ -598,7 +600,7 @@ class StoreMachine(RuleBasedStateMachine):
             {"op": "close", "blob": blob.name},
             f"{blob}.close()",
             lambda: None,
-            lambda: blob.obj.close(),  # type: ignore[attr-defined]
+            lambda: blob.obj.close(),  # type: ignore[attr-defined]  # a file blob, by the precondition
         )
         blob.closed = True
 
@@ -757,13 +759,17 @@ def machine(impl: Implementation, profile: Profile) -> type[StoreMachine]:
     )
 
 
+run_machine: Callable[[type[StoreMachine]], None] = _run_untyped
+"""Hypothesis's runner, typed here: older releases leave it unannotated, newer ones annotate it."""
+
+
 @clause(*CORE_CLAUSES)
 def test_core_store_machine(impl: Implementation) -> None:
     """The core semantics, whatever the run's profile: what is open in core is not checked."""
-    run_state_machine_as_test(machine(impl, "core"))  # type: ignore[no-untyped-call]
+    run_machine(machine(impl, "core"))
 
 
 @clause(*STRICT_CLAUSES)
 def test_strict_store_machine(impl: Implementation) -> None:
     """The strict semantics (a strict run only: every clause named here is strict)."""
-    run_state_machine_as_test(machine(impl, "strict"))  # type: ignore[no-untyped-call]
+    run_machine(machine(impl, "strict"))

@@ -99,7 +99,7 @@ class ProbeLowering:
     def __init__(
         self, hook_for: Callable[[CopyHook | None, list[Sequence[object]]], CopyHook | None]
     ) -> None:
-        self._inner: Lowering = reference_adapter.load().lowering  # type: ignore[assignment]
+        self._inner: Lowering = reference_adapter.load().lowering  # type: ignore[assignment]  # Optional in Implementation, always set by the reference
         self._hook_for = hook_for
 
     def compile_spec(self, key: str, value: bytes) -> object:
@@ -125,10 +125,10 @@ class Weights:
         self.backend = backend
 
     def materialize(self, paths: T, compile_specs: Sequence[object]) -> T:
-        return self.backend.materialize_weights_blob(paths, compile_specs)  # type: ignore[arg-type]
+        return self.backend.materialize_weights_blob(paths, compile_specs)  # type: ignore[arg-type]  # specs are the reference's CompileSpec
 
     def load(self, blob_path: str, compile_specs: Sequence[object]) -> tuple[object, str]:
-        return self.backend.load_weights_blob(blob_path, compile_specs)  # type: ignore[arg-type]
+        return self.backend.load_weights_blob(blob_path, compile_specs)  # type: ignore[arg-type]  # specs are the reference's CompileSpec
 
     def store(self, blob_path: str, store: Any) -> str:
         return self.backend.store_weights_blob(blob_path, (), store)

@@ -91,14 +91,14 @@ def test_pieces_is_a_tuple_not_the_internal_list() -> None:
 def test_append_rejects_other_types(bad: object, name: str) -> None:
     cord = Cord(b"keep")
     with pytest.raises(TypeError, match=rf"\b{name}\b"):
-        cord.append(bad)  # type: ignore[arg-type]
+        cord.append(bad)  # type: ignore[arg-type]  # the wrong type is the point
     assert bytes(cord) == b"keep" and len(cord) == 4
 
 
 @pytest.mark.parametrize("bad", ["text", bytearray(b"x"), 3, [b"x"]])
 def test_constructor_rejects_other_types(bad: object) -> None:
     with pytest.raises(TypeError, match=type(bad).__name__):
-        Cord(bad)  # type: ignore[arg-type]
+        Cord(bad)  # type: ignore[arg-type]  # the wrong type is the point
 
 
 def test_write_to_bytesio_in_order(make_file) -> None:

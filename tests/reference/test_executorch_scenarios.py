@@ -115,7 +115,7 @@ def test_externalize_accepts_a_production_sized_buffer(make_sparse) -> None:
 @pytest.mark.parametrize("cap", [True, 0, -1, 1.5, "10"])
 def test_externalize_refuses_invalid_caps(cap: object) -> None:
     with pytest.raises(ValueError, match="positive integer"):
-        NamedDataStore().externalize_pte_data(cap, "test_constants")  # type: ignore[arg-type]
+        NamedDataStore().externalize_pte_data(cap, "test_constants")  # type: ignore[arg-type]  # the wrong type is the point
 
 
 def test_externalize_refuses_an_empty_prefix() -> None:
@@ -177,7 +177,7 @@ def test_add_inline_and_external() -> None:
 def test_add_of_an_unsupported_type_stores_nothing(data: object) -> None:
     store = NamedDataStore()
     with pytest.raises(TypeError, match="Unsupported named data type"):
-        store.add_named_data("key", data, 1, None, Layout("int", (2, 2), (0, 1)))  # type: ignore[arg-type]
+        store.add_named_data("key", data, 1, None, Layout("int", (2, 2), (0, 1)))  # type: ignore[arg-type]  # the wrong type is the point
     assert store.get_named_data_store_output().buffers == []
 
 

@@ -52,19 +52,19 @@ class _PathLike:
 @pytest.mark.parametrize("construct", [FileBackedData, FileBackedData.move_from])
 def test_path_must_be_str_or_pathlike(bad: object, shown: object, construct: object) -> None:
     with pytest.raises(TypeError, match=re.escape(repr(shown))):
-        construct(bad)  # type: ignore[operator]
+        construct(bad)  # type: ignore[operator]  # the wrong type is the point
 
 
 @pytest.mark.parametrize("empty", ["", _PathLike("")])
 @pytest.mark.parametrize("construct", [FileBackedData, FileBackedData.move_from])
 def test_empty_path_is_rejected(empty: object, construct: object) -> None:
     with pytest.raises(ValueError, match="empty"):
-        construct(empty)  # type: ignore[operator]
+        construct(empty)  # type: ignore[operator]  # the wrong type is the point
 
 
 def test_pathlike_is_accepted(make_file) -> None:
     path = make_file("a.bin", DATA)
-    with FileBackedData(_PathLike(str(path))) as via_protocol, FileBackedData(path) as via_path:  # type: ignore[arg-type]
+    with FileBackedData(_PathLike(str(path))) as via_protocol, FileBackedData(path) as via_path:  # type: ignore[arg-type]  # the wrong type is the point
         assert via_protocol.path == str(path) == via_path.path
         assert via_path.to_bytes() == DATA
 
@@ -73,7 +73,7 @@ def test_pathlike_is_accepted(make_file) -> None:
 def test_cleanup_must_be_bool(make_file, cleanup: object) -> None:
     path = make_file("a.bin", DATA)
     with pytest.raises(TypeError, match="cleanup"):
-        FileBackedData(path, cleanup=cleanup)  # type: ignore[arg-type]
+        FileBackedData(path, cleanup=cleanup)  # type: ignore[arg-type]  # the wrong type is the point
     assert path.read_bytes() == DATA
 
 
@@ -95,9 +95,9 @@ def test_sha256_must_be_32_bytes(
     path = make_file("a.bin", DATA)
     with pytest.raises(error, match="sha256"):
         if construct == "init":
-            FileBackedData(path, sha256=digest)  # type: ignore[arg-type]
+            FileBackedData(path, sha256=digest)  # type: ignore[arg-type]  # the wrong type is the point
         else:
-            FileBackedData.move_from(path, sha256=digest)  # type: ignore[arg-type]
+            FileBackedData.move_from(path, sha256=digest)  # type: ignore[arg-type]  # the wrong type is the point
     assert path.read_bytes() == DATA
     assert placeholders(path.parent) == []
 
@@ -180,7 +180,7 @@ def test_prefix_rejects_non_int(make_file, bad: object) -> None:
         FileBackedData(make_file("a.bin", DATA)) as blob,
         pytest.raises(TypeError, match="size must be int"),
     ):
-        blob.prefix(bad)  # type: ignore[arg-type]
+        blob.prefix(bad)  # type: ignore[arg-type]  # the wrong type is the point
 
 
 def test_prefix_rejects_negative(make_file) -> None:
@@ -466,7 +466,7 @@ def test_move_from_renames_in_place_keeping_inode_and_mode(make_file, placeholde
 
 def test_move_from_accepts_pathlike(make_file) -> None:
     source = make_file("a.bin", DATA)
-    with FileBackedData.move_from(_PathLike(str(source))) as blob:  # type: ignore[arg-type]
+    with FileBackedData.move_from(_PathLike(str(source))) as blob:  # type: ignore[arg-type]  # the wrong type is the point
         assert os.path.dirname(blob.path) == str(source.parent)
 
 

@@ -33,7 +33,7 @@ def hashed(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
 
     def spy(data: bytes = b"", **kwargs: object) -> object:
         calls.append(data)
-        return real(data, **kwargs)  # type: ignore[arg-type]
+        return real(data, **kwargs)  # type: ignore[arg-type]  # the wrong type is the point
 
     monkeypatch.setattr(named_data, "hashlib", SimpleNamespace(sha256=spy))
     return calls
@@ -64,7 +64,7 @@ def test_add_places_entries_inline_or_under_their_tag() -> None:
 def test_key_must_be_str(key: object) -> None:
     store = NamedDataStore()
     with pytest.raises(TypeError, match="key must be str"):
-        store.add_named_data(key, b"data")  # type: ignore[arg-type]
+        store.add_named_data(key, b"data")  # type: ignore[arg-type]  # the wrong type is the point
     assert store.buffers == [] and store.pte_data == {}
 
 
@@ -72,7 +72,7 @@ def test_key_must_be_str(key: object) -> None:
 def test_unsupported_data_type(data: object) -> None:
     store = NamedDataStore()
     with pytest.raises(TypeError, match=f"^Unsupported named data type: {type(data).__name__}$"):
-        store.add_named_data("key", data)  # type: ignore[arg-type]
+        store.add_named_data("key", data)  # type: ignore[arg-type]  # the wrong type is the point
     assert store.buffers == []
 
 
@@ -86,7 +86,7 @@ def test_alignment_none_means_one() -> None:
 def test_alignment_must_be_int(alignment: object) -> None:
     store = NamedDataStore()
     with pytest.raises(TypeError, match="alignment must be int"):
-        store.add_named_data("key", b"data", alignment)  # type: ignore[arg-type]
+        store.add_named_data("key", b"data", alignment)  # type: ignore[arg-type]  # the wrong type is the point
     assert store.pte_data == {}
 
 
@@ -110,7 +110,7 @@ def test_non_power_of_two_alignment_is_accepted(alignment: int) -> None:
 def test_external_tag_must_be_nonempty_str_or_none(tag: object, error: type) -> None:
     store = NamedDataStore()
     with pytest.raises(error, match="external_tag"):
-        store.add_named_data("key", b"data", 1, tag)  # type: ignore[arg-type]
+        store.add_named_data("key", b"data", 1, tag)  # type: ignore[arg-type]  # the wrong type is the point
     assert store.external_data == {} and store.buffers == []
 
 
@@ -569,8 +569,8 @@ def _output(**overrides) -> NamedDataStoreOutput:
         ),
         (_output(pte_data={"inline": DataEntry(2, 1, None)}), "inline"),
         (_output(pte_data={"inline": DataEntry(-1, 1, None)}), "inline"),
-        (_output(external_data={"tag": {"ext": DataEntry("0", 1, None)}}), "ext"),  # type: ignore[arg-type]
-        (_output(external_data={"tag": {"ext": DataEntry(0.0, 1, None)}}), "ext"),  # type: ignore[arg-type]
+        (_output(external_data={"tag": {"ext": DataEntry("0", 1, None)}}), "ext"),  # type: ignore[arg-type]  # the wrong type is the point
+        (_output(external_data={"tag": {"ext": DataEntry(0.0, 1, None)}}), "ext"),  # type: ignore[arg-type]  # the wrong type is the point
         (_output(external_data={"tag": {"ext": DataEntry(True, 1, None)}}), "ext"),
     ],
     ids=[
@@ -608,7 +608,7 @@ def test_merge_accepts_a_duck_typed_output() -> None:
         external_data={"x": {"b": DataEntry(0, 4, "layout")}},
     )
     target = NamedDataStore()
-    target.merge_named_data_store(duck)  # type: ignore[arg-type]
+    target.merge_named_data_store(duck)  # type: ignore[arg-type]  # the wrong type is the point
     assert target.buffers == [blob] and target.buffers[0] is blob
     assert target.pte_data == {"a": DataEntry(0, 8, None)}
     assert target.external_data == {"x": {"b": DataEntry(0, 4, "layout")}}
@@ -623,7 +623,7 @@ def test_externalize_rejects_bad_caps(cap: object) -> None:
     store = NamedDataStore()
     store.add_named_data("a", b"a")
     with pytest.raises(ValueError, match="positive integer"):
-        store.externalize_pte_data(cap, "prefix")  # type: ignore[arg-type]
+        store.externalize_pte_data(cap, "prefix")  # type: ignore[arg-type]  # the wrong type is the point
     assert "a" in store.pte_data
 
 
@@ -632,7 +632,7 @@ def test_externalize_rejects_bad_prefixes(prefix: object) -> None:
     store = NamedDataStore()
     store.add_named_data("a", b"a")
     with pytest.raises(ValueError, match="prefix must be nonempty"):
-        store.externalize_pte_data(10, prefix)  # type: ignore[arg-type]
+        store.externalize_pte_data(10, prefix)  # type: ignore[arg-type]  # the wrong type is the point
     assert "a" in store.pte_data
 
 
