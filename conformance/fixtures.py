@@ -1,19 +1,43 @@
-"""Helpers the suite's tests share: files on disk, tracked FileBackedData, placeholder checks."""
+"""Helpers the suite's tests share: files on disk, tracked FileBackedData, placeholder checks,
+contents and digests, and deep views of a store's output."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from .api import DataEntry, FileBackedData, Implementation, NamedDataStore
+from .api import DataEntry, FileBackedData, Implementation, NamedDataStore, NamedDataStoreOutput
 
 Entry = tuple[str, int, int, object]
 
-__all__ = ["PLACEHOLDER_GLOB", "Blobs", "State", "content", "placeholders", "state"]
+__all__ = [
+    "PLACEHOLDER_GLOB",
+    "PREFIX",
+    "Blobs",
+    "State",
+    "close_each",
+    "content",
+    "duplicate_message",
+    "fresh",
+    "output_state",
+    "placeholders",
+    "sha",
+    "snapshot",
+    "sparse",
+    "state",
+    "zeros_digest",
+]
 
 PLACEHOLDER_GLOB = ".executorch_*.data"
+PREFIX = b"P" * 32
+"""A common first 32 bytes: blobs starting with it and of equal length share a fingerprint."""
+
+_real_sha256 = hashlib.sha256  # taken at import: tests replace hashlib.sha256 to count hashing
 
 
 def placeholders(directory: Path) -> list[Path]:
@@ -55,20 +79,76 @@ class Blobs:
         """A new file holding ``data``, taken over with ``move_from``."""
         return self.move(self.file(data), sha256=sha256)
 
+    def sparse(self, size: int, head: bytes = b"", tail: bytes = b"") -> Path:
+        """A new ``size``-byte file in the test's directory: see :func:`sparse`."""
+        return sparse(self.file(b""), size, head, tail)
+
     def path(self, blob: FileBackedData) -> Path:
         """Where ``blob``'s file is now."""
         return Path(self.impl.path_of(blob))
 
     def close_all(self) -> None:
         """Close every tracked object, newest first; errors of one don't stop the others."""
-        errors: list[BaseException] = []
-        while self._made:
-            try:
-                self._made.pop().close()
-            except Exception as exc:  # each close is attempted; the first error is re-raised
-                errors.append(exc)
+        errors = close_each(self._made)
         if errors:
             raise errors[0]
+
+
+def close_each(made: list[FileBackedData]) -> list[BaseException]:
+    """Close every object of ``made`` and empty it, newest first; return the errors (each close is
+    attempted, so one failing close leaves no other object open)."""
+    errors: list[BaseException] = []
+    while made:
+        try:
+            made.pop().close()
+        except Exception as exc:  # the caller decides what to raise
+            errors.append(exc)
+    return errors
+
+
+def sparse(path: Path, size: int, head: bytes = b"", tail: bytes = b"") -> Path:
+    """Make ``path`` a ``size``-byte file: ``head``, a hole of zeros, then ``tail``.
+
+    The hole occupies no disk and reads fast, so files far larger than a memory or read bound are
+    cheap."""
+    with path.open("wb") as f:
+        f.write(head)
+        f.truncate(size - len(tail))
+        f.seek(size - len(tail))
+        f.write(tail)
+    return path
+
+
+def zeros_digest(size: int, head: bytes = b"", tail: bytes = b"") -> bytes:
+    """SHA-256 of what :func:`sparse` writes, without holding the zeros in memory."""
+    digest = _real_sha256(head)
+    chunk = bytes(1 << 20)
+    left = size - len(head) - len(tail)
+    while left:
+        n = min(left, len(chunk))
+        digest.update(chunk[:n])
+        left -= n
+    digest.update(tail)
+    return digest.digest()
+
+
+def sha(data: bytes) -> bytes:
+    """SHA-256 of ``data``, by the real ``hashlib.sha256`` even while a test has replaced it."""
+    return _real_sha256(data).digest()
+
+
+def fresh(data: bytes) -> bytes:
+    """An equal ``bytes`` object with an identity of its own."""
+    return bytes(bytearray(data))
+
+
+def duplicate_message(key: str, existing: int, new: int, *, whole: bool = True) -> str:
+    """The exact NDS-KEY-3 message as a regex: the whole message, or a prefix if not ``whole``."""
+    message = (
+        f"Duplicate key {key} with different data. Existing data size: {existing} bytes. "
+        f"New data size: {new} bytes."
+    )
+    return "^" + re.escape(message) + (r"\Z" if whole else "")
 
 
 @dataclass(frozen=True)
@@ -85,14 +165,32 @@ def _entries(entries: Mapping[str, DataEntry]) -> tuple[Entry, ...]:
     return tuple((k, e.buffer_index, e.alignment, e.tensor_layout) for k, e in entries.items())
 
 
-def state(store: NamedDataStore) -> State:
-    """The deep state of a fresh output of ``store``."""
-    out = store.get_named_data_store_output()
+def output_state(out: NamedDataStoreOutput) -> State:
+    """The deep state of ``out`` as it is now."""
     return State(
         tuple(id(b) for b in out.buffers),
         _entries(out.pte_data),
         tuple((tag, _entries(entries)) for tag, entries in out.external_data.items()),
         tuple(out.buffers),
+    )
+
+
+def state(store: NamedDataStore) -> State:
+    """The deep state of a fresh output of ``store``."""
+    return output_state(store.get_named_data_store_output())
+
+
+def snapshot(store: Any) -> tuple[object, ...]:
+    """A looser view than :func:`state`: ``bytes`` buffers by value, others by identity, and entries
+    as maps (their order is not compared); for stores handed hostile or faulty input."""
+    out = store.get_named_data_store_output()
+    return (
+        [b if isinstance(b, bytes) else id(b) for b in out.buffers],
+        {k: (e.buffer_index, e.alignment, e.tensor_layout) for k, e in out.pte_data.items()},
+        {
+            tag: {k: (e.buffer_index, e.alignment, e.tensor_layout) for k, e in entries.items()}
+            for tag, entries in out.external_data.items()
+        },
     )
 
 

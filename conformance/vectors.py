@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .api import DataEntry, FileBackedData, Implementation
-from .fixtures import placeholders
+from .fixtures import close_each, placeholders
 
 if sys.version_info >= (3, 11):
     from importlib.resources.abc import Traversable
@@ -32,6 +32,7 @@ __all__ = [
     "Vector",
     "VectorFailure",
     "blob_contents",
+    "contents",
     "describe",
     "load_schema",
     "load_vectors",
@@ -194,7 +195,8 @@ def _check_outcome(
 # -- replay against an implementation ------------------------------------------------------------
 
 
-def _contents(buffer: object) -> bytes:
+def contents(buffer: object) -> bytes:
+    """A buffer's contents (a file-backed one is read), checked to be ``bytes``."""
     if isinstance(buffer, bytes):
         return buffer
     data = buffer.to_bytes()  # type: ignore[attr-defined]  # any FileBackedData; bytes returned above
@@ -285,7 +287,7 @@ class _Run:
                     want_data = blob_contents(self.vector.data["blobs"][want])
                 else:
                     want_data = blob_contents(want)
-                if _contents(buffer) != want_data:
+                if contents(buffer) != want_data:
                     raise VectorFailure(f"{where}: buffer {index} does not hold its contents")
         if "pte" in check:
             _entries_of(f"{where} pte_data", out.pte_data, check["pte"])
@@ -298,15 +300,6 @@ class _Run:
                 )
             for tag, entries in expected_tags.items():
                 _entries_of(f"{where} external_data[{tag!r}]", out.external_data[tag], entries)
-
-    def close_all(self) -> list[BaseException]:
-        errors: list[BaseException] = []
-        for blob in reversed(self.files):
-            try:
-                blob.close()
-            except Exception as exc:  # every object is closed; the errors are reported after
-                errors.append(exc)
-        return errors
 
 
 def replay(vector: Vector, impl: Implementation, directory: Path) -> None:
@@ -326,7 +319,7 @@ def replay(vector: Vector, impl: Implementation, directory: Path) -> None:
         for number, check in enumerate(vector.data["checks"], start=1):
             run.check(number, check)
     finally:
-        errors = run.close_all()
+        errors = close_each(run.files)
     if errors:
         raise VectorFailure(f"{vector.id}: closing the blobs failed: {errors[0]!r}") from errors[0]
     left = placeholders(directory)

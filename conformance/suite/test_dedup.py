@@ -20,51 +20,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.api import FileBackedData, Implementation, NamedDataStore
-from conformance.fixtures import Blobs
+from conformance.fixtures import PREFIX, Blobs, content, fresh, sha
+from conformance.measure import READ_LIMIT, MiB, rchar, warm_up
 
 clause = pytest.mark.clause
-
-PREFIX = b"P" * 32
-"""A common first 32 bytes: blobs starting with it and of equal length share a fingerprint."""
-MiB = 1 << 20
-READ_LIMIT = MiB // 4
-"""Bytes a "does not read the file" check tolerates (buffered reads, /proc reads), far below MiB."""
 
 Blob = bytes | FileBackedData
 Bytes = bytes | bytearray | memoryview
 _real_sha256 = hashlib.sha256
-
-
-def sha(data: bytes) -> bytes:
-    return _real_sha256(data).digest()
-
-
-def fresh(data: bytes) -> bytes:
-    """An equal ``bytes`` object with an identity of its own."""
-    return bytes(bytearray(data))
-
-
-def content(buffer: Blob) -> bytes:
-    return buffer if isinstance(buffer, bytes) else buffer.to_bytes()
-
-
-def rchar() -> int:
-    """Bytes this process has read through read(2) and friends so far (Linux /proc/self/io)."""
-    try:
-        text = Path("/proc/self/io").read_text()
-    except OSError:
-        pytest.skip("not applicable: /proc/self/io is needed to count bytes read")
-    return next(int(line.split()[1]) for line in text.splitlines() if line.startswith("rchar:"))
-
-
-def sparse(blobs: Blobs, head: bytes, size: int, tail: bytes = b"") -> Path:
-    """A ``size``-byte file: ``head``, zeros (a hole, nothing written), then ``tail``."""
-    path = blobs.file(head)
-    with path.open("r+b") as f:
-        f.truncate(size - len(tail))
-        f.seek(size - len(tail))
-        f.write(tail)
-    return path
 
 
 def sparse_contents(head: bytes, size: int, tail: bytes = b"") -> bytes:
@@ -79,14 +42,6 @@ def index_of(store: NamedDataStore, key: str) -> int:
 
 def identities(store: NamedDataStore) -> list[int]:
     return [id(b) for b in store.get_named_data_store_output().buffers]
-
-
-def warm_up(impl: Implementation, blobs: Blobs) -> None:
-    """Run the code paths once so lazy imports don't count as reads in a measured add."""
-    store = impl.NamedDataStore()
-    store.add_named_data("w1", blobs.wrap(blobs.file(PREFIX + b"1")))
-    store.add_named_data("w2", blobs.wrap(blobs.file(PREFIX + b"2")))
-    store.add_named_data("w3", blobs.wrap(blobs.file(PREFIX + b"1")), 1, "tag")
 
 
 class Hashed:
@@ -285,14 +240,14 @@ class TestLaziness:
     ) -> None:
         size = 64 * MiB
         store = impl.NamedDataStore()
-        store.add_named_data("same-length", blobs.wrap(sparse(blobs, b"Q" * 32, size)))
-        store.add_named_data("same-prefix", blobs.wrap(sparse(blobs, PREFIX, size - 1)))
+        store.add_named_data("same-length", blobs.wrap(blobs.sparse(size, b"Q" * 32)))
+        store.add_named_data("same-prefix", blobs.wrap(blobs.sparse(size - 1, PREFIX)))
         store.add_named_data("bytes", PREFIX + b"short")
-        big = blobs.wrap(sparse(blobs, PREFIX, size, b"end"))
+        big = blobs.wrap(blobs.sparse(size, PREFIX, b"end"))
         warm_up(impl, blobs)
-        start = rchar()
+        start = rchar(not_applicable=True)
         store.add_named_data("big", big, 64, "model")
-        read = rchar() - start
+        read = rchar(not_applicable=True) - start
         assert read < READ_LIMIT, f"adding an unmatched {size}-byte file read {read} bytes"
         assert identities(store)[-1] == id(big)
 
@@ -311,34 +266,34 @@ class TestLaziness:
         self, impl: Implementation, blobs: Blobs
     ) -> None:
         size = 8 * MiB
-        stored = blobs.wrap(sparse(blobs, PREFIX, size, b"A"))
+        stored = blobs.wrap(blobs.sparse(size, PREFIX, b"A"))
         store = impl.NamedDataStore()
         store.add_named_data("stored", stored)
         unmatched: list[Blob] = [
-            blobs.wrap(sparse(blobs, b"Q" * 32, size, b"A")),
-            blobs.wrap(sparse(blobs, PREFIX, size + 1, b"A")),
+            blobs.wrap(blobs.sparse(size, b"Q" * 32, b"A")),
+            blobs.wrap(blobs.sparse(size + 1, PREFIX, b"A")),
             sparse_contents(b"R" * 32, size, b"A"),
         ]
         warm_up(impl, blobs)
-        start = rchar()
+        start = rchar(not_applicable=True)
         for i, blob in enumerate(unmatched):
             store.add_named_data(f"unmatched{i}", blob)
-        read = rchar() - start
+        read = rchar(not_applicable=True) - start
         assert read < READ_LIMIT, f"{read} bytes read although no fingerprint matched"
-        start = rchar()
-        store.add_named_data("match", blobs.wrap(sparse(blobs, PREFIX, size, b"B")))
-        read = rchar() - start
+        start = rchar(not_applicable=True)
+        store.add_named_data("match", blobs.wrap(blobs.sparse(size, PREFIX, b"B")))
+        read = rchar(not_applicable=True) - start
         assert read >= 2 * size, "a fingerprint match must be confirmed by both digests"
 
     @clause("NDS-DEDUP-4")
     def test_stored_file_digest_is_kept(self, impl: Implementation, blobs: Blobs) -> None:
         size = 8 * MiB
         store = impl.NamedDataStore()
-        store.add_named_data("stored", blobs.wrap(sparse(blobs, PREFIX, size, b"A")))
-        store.add_named_data("first-match", blobs.wrap(sparse(blobs, PREFIX, size, b"B")))
-        start = rchar()
-        store.add_named_data("second-match", blobs.wrap(sparse(blobs, PREFIX, size, b"C")))
-        read = rchar() - start
+        store.add_named_data("stored", blobs.wrap(blobs.sparse(size, PREFIX, b"A")))
+        store.add_named_data("first-match", blobs.wrap(blobs.sparse(size, PREFIX, b"B")))
+        start = rchar(not_applicable=True)
+        store.add_named_data("second-match", blobs.wrap(blobs.sparse(size, PREFIX, b"C")))
+        read = rchar(not_applicable=True) - start
         assert read < size + READ_LIMIT, f"{read} bytes read: a stored digest was computed again"
         assert len(identities(store)) == 3
 
@@ -367,12 +322,12 @@ class TestLaziness:
         store = impl.NamedDataStore()
         store.add_named_data("stored", stored)
         tail = b"A" if equal else b"B"
-        path = sparse(blobs, PREFIX, size, tail)
+        path = blobs.sparse(size, PREFIX, tail)
         new = blobs.wrap(path, sha256=sha(sparse_contents(PREFIX, size, tail)))
         warm_up(impl, blobs)
-        start = rchar()
+        start = rchar(not_applicable=True)
         store.add_named_data("new", new, 1, "model")
-        read = rchar() - start
+        read = rchar(not_applicable=True) - start
         assert read < READ_LIMIT, f"a file with a supplied digest was read: {read} bytes"
         assert identities(store) == ([id(stored)] if equal else [id(stored), id(new)])
 
@@ -390,13 +345,13 @@ class TestLaziness:
     @clause("NDS-DEDUP-8")
     def test_files_are_hashed_at_most_once(self, impl: Implementation, blobs: Blobs) -> None:
         size = 4 * MiB
-        files = [blobs.wrap(sparse(blobs, PREFIX, size, tail)) for tail in (b"A", b"B", b"C")]
+        files = [blobs.wrap(blobs.sparse(size, PREFIX, tail)) for tail in (b"A", b"B", b"C")]
         store = impl.NamedDataStore()
         warm_up(impl, blobs)
-        start = rchar()
+        start = rchar(not_applicable=True)
         for i, blob in enumerate(files):
             store.add_named_data(f"k{i}", blob)
-        read = rchar() - start
+        read = rchar(not_applicable=True) - start
         assert read < 3 * size + READ_LIMIT, f"{read} bytes read to hash three {size}-byte files"
         assert identities(store) == [id(f) for f in files]
 

@@ -25,7 +25,7 @@ import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem
 
 from conformance.api import FileBackedData, Implementation
-from conformance.fixtures import Blobs, placeholders
+from conformance.fixtures import Blobs, placeholders, snapshot
 
 clause = pytest.mark.clause
 
@@ -438,7 +438,7 @@ class TestReadError:
         twin = DATA[:-1] + bytes([DATA[-1] ^ 1])  # same length and first 32 bytes, other bytes
         store = impl.NamedDataStore()
         store.add_named_data("first", twin)
-        before = _snapshot(store)
+        before = snapshot(store)
         path = blobs.file(DATA)
         blob = blobs.wrap(path)
         faults = faulty_reads(path, FAULT_AFTER)
@@ -446,7 +446,7 @@ class TestReadError:
             store.add_named_data("second", blob)
         except OSError as exc:
             assert exc.errno == errno.EIO, exc
-            assert _snapshot(store) == before
+            assert snapshot(store) == before
         else:
             assert not faults, "an I/O error was swallowed"
         monkeypatch.undo()
@@ -454,18 +454,6 @@ class TestReadError:
         output = store.get_named_data_store_output()
         index = output.pte_data["third"].buffer_index
         assert output.buffers[index] is blob or bytes(output.buffers[index]) == DATA  # type: ignore[arg-type]  # a bytes buffer
-
-
-def _snapshot(store: Any) -> tuple[object, ...]:
-    output = store.get_named_data_store_output()
-    return (
-        [b if isinstance(b, bytes) else id(b) for b in output.buffers],
-        {k: (e.buffer_index, e.alignment, e.tensor_layout) for k, e in output.pte_data.items()},
-        {
-            tag: {k: (e.buffer_index, e.alignment, e.tensor_layout) for k, e in entries.items()}
-            for tag, entries in output.external_data.items()
-        },
-    )
 
 
 # --- an output that accepts nothing ---------------------------------------------------------------

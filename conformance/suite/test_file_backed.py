@@ -12,27 +12,24 @@ import pickle
 import re
 import subprocess
 import sys
-import tracemalloc
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from conformance.api import FileBackedData, Implementation
-from conformance.fixtures import Blobs
+from conformance.fixtures import Blobs, sparse, zeros_digest
+from conformance.measure import (
+    BIG,
+    MEMORY_BOUND,
+    PREFIX_READ_BOUND,
+    READ_BOUND,
+    MiB,
+    bytes_read,
+    peak_memory,
+)
 
 clause = pytest.mark.clause
-
-MiB = 1 << 20
-BIG = 64 * MiB
-"""A blob far larger than any bound below: sparse, so it costs no disk and reads fast."""
-MEMORY_BOUND = 32 * MiB
-"""Peak traced memory allowed while streaming BIG (ExecuTorch's 8 MiB chunks are well under)."""
-READ_BOUND = 1 * MiB
-"""Bytes an operation that must not read the file may still read (of BIG)."""
-PREFIX_READ_BOUND = 64 * 1024
-"""Bytes ``prefix(32)`` may read of BIG: a buffered read of one block, not the file."""
 
 Op = Callable[[FileBackedData, io.BytesIO], object]
 Copier = Callable[[FileBackedData], FileBackedData]
@@ -47,55 +44,6 @@ READS: dict[str, Op] = {
 
 AFTER_CLOSE: dict[str, Op] = {"len": lambda blob, out: len(blob), **READS}
 """Every operation FBD-CLOSED-1 forbids after ``close()``."""
-
-
-def sparse(path: Path, size: int) -> Path:
-    """A file of ``size`` zero bytes that occupies (almost) no disk."""
-    with path.open("wb") as f:
-        f.truncate(size)
-    return path
-
-
-def zeros_digest(size: int) -> bytes:
-    """SHA-256 of ``size`` zero bytes, without holding them in memory."""
-    digest = hashlib.sha256()
-    chunk = bytes(MiB)
-    for _ in range(size // MiB):
-        digest.update(chunk)
-    digest.update(bytes(size % MiB))
-    return digest.digest()
-
-
-def io_counters() -> tuple[int, int]:
-    """(rchar, wchar) of this process: bytes it has read and written through syscalls."""
-    try:
-        text = Path("/proc/self/io").read_text(encoding="ascii")
-    except OSError:
-        pytest.skip("this machine has no /proc/self/io to count the bytes a call reads")
-    fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
-    return int(fields["rchar"]), int(fields["wchar"])
-
-
-@contextmanager
-def bytes_read() -> Iterator[list[int]]:
-    """Count the bytes this process reads inside the block: ``[n]`` once the block ends."""
-    counted: list[int] = []
-    before, _ = io_counters()
-    yield counted
-    after, _ = io_counters()
-    counted.append(after - before)
-
-
-def peak_memory(call: Callable[[], object]) -> int:
-    """Peak memory traced by ``tracemalloc`` while ``call()`` runs."""
-    gc.collect()
-    tracemalloc.start()
-    try:
-        call()
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return peak
 
 
 class CountingSink:

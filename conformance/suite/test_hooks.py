@@ -20,12 +20,12 @@ from conformance.api import (
     WeightsHooks,
     WeightsStore,
 )
-from conformance.fixtures import Blobs
+from conformance.fixtures import Blobs, content
+from conformance.measure import MiB, rchar
 
 clause = pytest.mark.clause
 requires = pytest.mark.requires
 
-MiB = 1 << 20
 LARGE = 64 * MiB
 MEMORY_BOUND = 16 * MiB  # a quarter of LARGE: any bounded streaming stays far below it
 READ_BOUND = 8 * MiB  # an eighth of LARGE: rereading the blob would exceed it eightfold
@@ -259,8 +259,7 @@ class TestWeightsKey:
         for key, contents in expected.items():
             assert key in places, f"{key} is not in the store's output"
             buffer = output.buffers[places[key].buffer_index]
-            got = buffer if isinstance(buffer, bytes) else buffer.to_bytes()
-            assert got == contents
+            assert content(buffer) == contents
 
 
 # --- 5.2 weights blob: low-memory mode ---------------------------------------------------------
@@ -306,19 +305,6 @@ def _file_digest(path: Path | str) -> tuple[int, str]:
             digest.update(chunk)
             size += len(chunk)
     return size, digest.hexdigest()
-
-
-def _rchar() -> int:
-    """Bytes this process has read through read(2) and friends (Linux ``/proc/self/io``)."""
-    try:
-        text = Path("/proc/self/io").read_text()
-    except OSError:
-        pytest.skip("needs /proc/self/io to count the bytes read")
-    for line in text.splitlines():
-        name, _, value = line.partition(":")
-        if name == "rchar":
-            return int(value)
-    pytest.skip("/proc/self/io has no rchar")
 
 
 def _so(tmp_path: Path) -> str:
@@ -380,9 +366,9 @@ class TestLowMemory:
     def test_materialize_hashes_while_writing(self, impl: Implementation, tmp_path: Path) -> None:
         chunks = _large()
         so_path = _so(tmp_path)
-        before = _rchar()
+        before = rchar()
         blob = Path(_low_memory(impl).materialize(so_path, chunks))
-        read = _rchar() - before
+        read = rchar() - before
         try:
             assert read < READ_BOUND, f"materialize read {read / MiB:.1f} MiB back"
             data, digest = _low_memory(impl).load(str(blob))
@@ -441,14 +427,14 @@ class TestLowMemory:
     ) -> None:
         chunks = _large()
         blob_path = _low_memory(impl).materialize(_so(tmp_path), chunks)
-        before = _rchar()
+        before = rchar()
         data, digest = _low_memory(impl).load(blob_path)
-        read = _rchar() - before
+        read = rchar() - before
         blob = blobs.track(cast(FileBackedData, data))
         assert read < READ_BOUND, f"load read {read / MiB:.1f} MiB of a 64 MiB blob"
         assert digest == chunks.hexdigest
         assert blob.sha256().hex() == chunks.hexdigest
-        assert _rchar() - before < READ_BOUND, "sha256() read the blob: no digest was handed on"
+        assert rchar() - before < READ_BOUND, "sha256() read the blob: no digest was handed on"
 
     @clause("HOOK-LOW-4")
     @pytest.mark.parametrize("change", ["replaced", "rewritten-same-size", "resized"])

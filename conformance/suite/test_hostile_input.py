@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 
 from conformance import hypothesis_profiles
 from conformance.api import FileBackedData, Implementation
-from conformance.fixtures import placeholders
+from conformance.fixtures import placeholders, snapshot
 
 hypothesis_profiles.register()
 
@@ -317,18 +317,6 @@ class TestCord:
 
 
 # --- NamedDataStore --------------------------------------------------------------------------
-
-
-def snapshot(store: Any) -> tuple[object, ...]:
-    out = store.get_named_data_store_output()
-    return (
-        [b if isinstance(b, bytes) else id(b) for b in out.buffers],
-        {k: (e.buffer_index, e.alignment, e.tensor_layout) for k, e in out.pte_data.items()},
-        {
-            tag: {k: (e.buffer_index, e.alignment, e.tensor_layout) for k, e in entries.items()}
-            for tag, entries in out.external_data.items()
-        },
-    )
 
 
 def seeded(impl: Implementation) -> Any:

@@ -5,9 +5,7 @@ from __future__ import annotations
 import gc
 import io
 import os
-import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -15,69 +13,25 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.api import (
-    DataEntry,
     FileBackedData,
     Implementation,
     NamedDataStore,
     NamedDataStoreOutput,
 )
-from conformance.fixtures import Blobs
+from conformance.fixtures import (
+    PREFIX,
+    Blobs,
+    State,
+    content,
+    duplicate_message,
+    fresh,
+    output_state,
+    state,
+)
 
 clause = pytest.mark.clause
 
-PREFIX = b"P" * 32
 Blob = bytes | FileBackedData
-Entry = tuple[str, int, int, object]
-
-
-@dataclass(frozen=True)
-class State:
-    """An output, deeply and in order: buffers by identity, every entry by value."""
-
-    buffers: tuple[int, ...]
-    pte_data: tuple[Entry, ...]
-    external_data: tuple[tuple[str, tuple[Entry, ...]], ...]
-    keep: tuple[object, ...] = field(default=(), compare=False, repr=False)  # ids stay unique
-
-
-def _entries(entries: Mapping[str, DataEntry]) -> tuple[Entry, ...]:
-    return tuple((k, e.buffer_index, e.alignment, e.tensor_layout) for k, e in entries.items())
-
-
-def describe(out: NamedDataStoreOutput) -> State:
-    """The deep state of ``out`` as it is now."""
-    return State(
-        tuple(id(b) for b in out.buffers),
-        _entries(out.pte_data),
-        tuple((tag, _entries(entries)) for tag, entries in out.external_data.items()),
-        tuple(out.buffers),
-    )
-
-
-def state(store: NamedDataStore) -> State:
-    """The deep state of a fresh output of ``store``."""
-    return describe(store.get_named_data_store_output())
-
-
-def content(buffer: Blob) -> bytes:
-    return buffer if isinstance(buffer, bytes) else buffer.to_bytes()
-
-
-def fresh(data: bytes) -> bytes:
-    """An equal ``bytes`` object with an identity of its own."""
-    return bytes(bytearray(data))
-
-
-def duplicate_message(key: str, existing: int, new: int) -> str:
-    """The exact NDS-KEY-3 message, as a full-match regex."""
-    return (
-        "^"
-        + re.escape(
-            f"Duplicate key {key} with different data. Existing data size: {existing} bytes. "
-            f"New data size: {new} bytes."
-        )
-        + r"\Z"
-    )
 
 
 @dataclass(frozen=True)
@@ -103,7 +57,7 @@ def deep(impl: Implementation, out: NamedDataStoreOutput) -> Deep:
         id(out.external_data),
         *(id(entries) for entries in out.external_data.values()),
     )
-    return Deep(containers, describe(out), tuple(on_disk(b) for b in out.buffers))
+    return Deep(containers, output_state(out), tuple(on_disk(b) for b in out.buffers))
 
 
 def readable(impl: Implementation, blob: FileBackedData, data: bytes) -> None:
@@ -144,7 +98,7 @@ class TestOutput:
         store.add_named_data("alias", b"one", 4, "model")
         out = store.get_named_data_store_output()
         assert [content(b) for b in out.buffers] == [b"one", b"two"]
-        assert (describe(out).pte_data, describe(out).external_data) == (
+        assert (output_state(out).pte_data, output_state(out).external_data) == (
             (("inline", 0, 2, None),),
             (("model", (("ext", 1, 8, ("layout",)), ("alias", 0, 4, None))),),
         )
@@ -183,7 +137,7 @@ class TestOutput:
         store.add_named_data("inline", b"one")
         store.add_named_data("ext", b"two", 1, "model")
         earlier = store.get_named_data_store_output()
-        before = describe(earlier)
+        before = output_state(earlier)
         if change == "add":
             store.add_named_data("later", b"three")
             store.add_named_data("later ext", b"four", 1, "model")
@@ -194,7 +148,7 @@ class TestOutput:
             source.add_named_data("merged", b"five")
             source.add_named_data("merged ext", b"six", 1, "model")
             store.merge_named_data_store(source.get_named_data_store_output())
-        assert describe(earlier) == before
+        assert output_state(earlier) == before
         assert state(store) != before
 
     @clause("NDS-OUT-3")
@@ -204,9 +158,9 @@ class TestOutput:
         store.add_named_data("inline", b"one")
         store.add_named_data("ext", b"two", 1, "model")
         earlier = store.get_named_data_store_output()
-        before = describe(earlier)
+        before = output_state(earlier)
         store.externalize_pte_data(100, "constants")  # type: ignore[attr-defined]  # optional: Capability.EXTERNALIZE
-        assert describe(earlier) == before
+        assert output_state(earlier) == before
         assert state(store) != before
 
 

@@ -26,15 +26,10 @@ import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem
 
 from conformance.api import FileBackedData, Implementation
-from conformance.fixtures import PLACEHOLDER_GLOB, Blobs, placeholders
+from conformance.fixtures import PLACEHOLDER_GLOB, Blobs, placeholders, sparse
+from conformance.measure import BIG, READ_BOUND, io_counters
 
 clause = pytest.mark.clause
-
-MiB = 1 << 20
-BIG = 64 * MiB
-"""A sparse file far larger than READ_BOUND: reading or copying it would show."""
-READ_BOUND = 1 * MiB
-"""Bytes ``move_from`` (or a trusted ``sha256()``) may read or write while handling BIG."""
 
 NON_ROOT = pytest.mark.parametrize("fs", [[None, None, None, False]], indirect=True, ids=["user"])
 """pyfakefs with ``allow_root_user=False``: permissions are enforced although we run as root."""
@@ -62,22 +57,6 @@ def describe(path: Path) -> tuple[object, ...]:
     if stat.S_ISDIR(st.st_mode):
         return ("dir", st.st_ino, sorted(os.listdir(path)))
     return ("file", st.st_ino, stat.S_IMODE(st.st_mode), path.read_bytes())
-
-
-def io_counters() -> tuple[int, int]:
-    """(rchar, wchar): bytes this process has read and written through syscalls."""
-    try:
-        text = Path("/proc/self/io").read_text(encoding="ascii")
-    except OSError:
-        pytest.skip("this machine has no /proc/self/io to count the bytes a call reads")
-    fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
-    return int(fields["rchar"]), int(fields["wchar"])
-
-
-def sparse(path: Path, size: int) -> Path:
-    with path.open("wb") as f:
-        f.truncate(size)
-    return path
 
 
 def attempt(

@@ -7,65 +7,25 @@ docstring names the mutant. They check clauses like any other suite test, throug
 
 from __future__ import annotations
 
-import gc
-import hashlib
+import contextlib
 import os
-import re
-import subprocess
-import sys
-import tracemalloc
-from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
 
-from conformance.api import DataEntry, Implementation, NamedDataStore
-from conformance.fixtures import Blobs
+from conformance.api import Implementation
+from conformance.child import child_script, run_child
+from conformance.fixtures import PREFIX, Blobs, duplicate_message, sha, sparse, state
+from conformance.measure import MEMORY_BOUND, MiB, peak_memory
 
 clause = pytest.mark.clause
 requires = pytest.mark.requires
 
-PREFIX = b"P" * 32
-MiB = 1 << 20
-MEMORY_BOUND = 32 * MiB
-"""Peak traced memory allowed while streaming a file far larger than it (as FBD-WRITE-2's tests)."""
-CHILD_TIMEOUT = 180  # seconds; a child importing a heavy implementation (torch) takes a few
-
-
-def _sha(data: bytes) -> bytes:
-    return hashlib.sha256(data).digest()
-
-
-def _state(store: NamedDataStore) -> tuple[object, ...]:
-    """A store's output, deeply: buffers by identity, every entry by value, in order."""
-    out = store.get_named_data_store_output()
-
-    def entries(mapping: Mapping[str, DataEntry]) -> tuple[tuple[object, ...], ...]:
-        return tuple((k, e.buffer_index, e.alignment, e.tensor_layout) for k, e in mapping.items())
-
-    return (
-        tuple(id(b) for b in out.buffers),
-        entries(out.pte_data),
-        tuple((tag, entries(m)) for tag, m in out.external_data.items()),
-    )
-
-
-def _duplicate_message(key: str, existing: int, new: int) -> str:
-    return "^" + re.escape(
-        f"Duplicate key {key} with different data. Existing data size: {existing} bytes. "
-        f"New data size: {new} bytes."
-    )
-
-
 # --- interpreter exit ---------------------------------------------------------------------------
 
-_HELD_BY_A_THREAD = r"""
-import os, sys, threading
-from conformance.adapters import load_implementation
+_HELD_BY_A_THREAD = child_script(r"""
+import threading
 
-spec, directory, case = sys.argv[1:4]
-impl = load_implementation(spec)
-source = os.path.join(directory, "owned.bin")
 with open(source, "wb") as f:
     f.write(b"held by a thread\n" * 64)
 blob = impl.FileBackedData.move_from(source)
@@ -75,16 +35,7 @@ threading.Thread(target=lambda held: never.wait(), args=(blob,), daemon=True).st
 del blob  # only the daemon thread, still running at exit, holds the owner now
 if case == "sys-exit":
     sys.exit(0)
-"""
-
-
-def _child_env() -> dict[str, str]:
-    env = dict(os.environ)
-    entries = [p for p in sys.path if p and os.path.isdir(p)]
-    if env.get("PYTHONPATH"):
-        entries.insert(0, env["PYTHONPATH"])
-    env["PYTHONPATH"] = os.pathsep.join(entries)
-    return env
+""")
 
 
 class TestExitBackstop:
@@ -97,23 +48,12 @@ class TestExitBackstop:
         """An owner still alive at exit, because a daemon thread holds it, is released by the
         exit backstop. Kills ``tests/mutants/del_only_cleanup`` (review defect 1): ``__del__``
         never runs for an object that a thread frozen at shutdown still references."""
-        assert impl.spec is not None
-        done = subprocess.run(
-            [sys.executable, "-c", _HELD_BY_A_THREAD, impl.spec, str(tmp_path), end],
-            cwd=tmp_path,
-            env=_child_env(),
-            capture_output=True,
-            text=True,
-            timeout=CHILD_TIMEOUT,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
-        lines = done.stdout.splitlines()
-        assert lines, f"the child printed nothing; stderr:\n{done.stderr}"
-        path = Path(lines[0])
+        run = run_child(impl, _HELD_BY_A_THREAD, tmp_path, end)
+        assert run.returncode == 0, run.stderr
+        path = run.path
         try:
             assert not path.exists(), f"{end}: the owner held by a thread outlived the process"
-            assert "Exception ignored" not in done.stderr, done.stderr
+            assert "Exception ignored" not in run.stderr, run.stderr
         finally:
             path.unlink(missing_ok=True)
 
@@ -130,14 +70,15 @@ class TestKeyEquality:
         """Equality is length *and* digest: a blob of another length is different contents even
         when its supplied digest equals the stored one. Kills
         ``tests/mutants/key_digest_without_length``."""
-        claimed = _sha(b"claimed")
+        claimed = sha(b"claimed")
         store = impl.NamedDataStore()
         store.add_named_data("key", blobs.wrap(blobs.file(PREFIX + b"X" * old), sha256=claimed))
-        before = _state(store)
+        before = state(store)
         again = blobs.wrap(blobs.file(PREFIX + b"Y" * new), sha256=claimed)
-        with pytest.raises(ValueError, match=_duplicate_message("key", 32 + old, 32 + new)):
+        message = duplicate_message("key", 32 + old, 32 + new, whole=False)
+        with pytest.raises(ValueError, match=message):
             store.add_named_data("key", again)
-        assert _state(store) == before
+        assert state(store) == before
 
 
 # --- a file that changes while it is streamed ---------------------------------------------------
@@ -159,26 +100,10 @@ class _ChangingSink:
         return len(data)
 
 
-def _peak(call: Callable[[], object]) -> int:
-    gc.collect()
-    tracemalloc.start()
-    try:
-        call()
-    except OSError:
-        pass  # judged by the caller
-    finally:
-        _, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-    return peak
-
-
 class TestChangeWhileStreaming:
     @staticmethod
     def _big(tmp_path: Path) -> Path:
-        path = tmp_path / "big.bin"
-        with path.open("wb") as f:
-            f.truncate(8 * MiB)
-        return path
+        return sparse(tmp_path / "big.bin", 8 * MiB)
 
     @clause("FBD-CHANGE-1")
     @pytest.mark.parametrize("change", ["shrink", "grow"])
@@ -206,7 +131,12 @@ class TestChangeWhileStreaming:
         path = self._big(tmp_path)
         blob = blobs.wrap(path)
         sink = _ChangingSink(path, 72 * MiB)
-        peak = _peak(lambda: blob.write_to_file(sink))
+
+        def write() -> None:
+            with contextlib.suppress(OSError):  # strict raises here: only memory is judged
+                blob.write_to_file(sink)
+
+        peak = peak_memory(write)
         assert peak < MEMORY_BOUND, f"writing a file that grew by 64 MiB held {peak} bytes"
 
 
@@ -221,10 +151,10 @@ class TestExternalizeBounds:
         mutant of the reference that accepts zero."""
         store = impl.NamedDataStore()
         store.add_named_data("external", b"data", 1, "model")
-        before = _state(store)
+        before = state(store)
         with pytest.raises(ValueError):
             store.externalize_pte_data(0, "constants")  # type: ignore[attr-defined]  # optional: Capability.EXTERNALIZE
-        assert _state(store) == before
+        assert state(store) == before
 
     @clause("NDS-EXT-1", "NDS-EXT-2")
     def test_a_cap_of_one_byte_is_valid(self, impl: Implementation) -> None:

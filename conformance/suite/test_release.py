@@ -9,7 +9,6 @@ import io
 import multiprocessing
 import os
 import signal
-import subprocess
 import sys
 import threading
 import warnings
@@ -21,6 +20,7 @@ from typing import Any
 import pytest
 
 from conformance.api import FileBackedData, Implementation
+from conformance.child import CHILD_TIMEOUT, ChildRun, child_script, run_child
 from conformance.fixtures import Blobs
 
 clause = pytest.mark.clause
@@ -28,7 +28,6 @@ requires = pytest.mark.requires
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is not available")
 
 CONTENTS = b"owned contents\n" * 64
-CHILD_TIMEOUT = 180  # seconds; a child importing a heavy implementation (torch) takes a few
 
 
 # --- helpers -----------------------------------------------------------------------------------
@@ -103,55 +102,7 @@ def _same_path(path: str | os.PathLike[str], target: str) -> bool:
     return os.path.abspath(os.fspath(path)) == os.path.abspath(target)
 
 
-def _child_env() -> dict[str, str]:
-    """The environment for a child interpreter: ours, with our import path on PYTHONPATH."""
-    env = dict(os.environ)
-    entries = [p for p in sys.path if p and os.path.isdir(p)]
-    if env.get("PYTHONPATH"):
-        entries.insert(0, env["PYTHONPATH"])
-    env["PYTHONPATH"] = os.pathsep.join(entries)
-    return env
-
-
-@dataclass(frozen=True)
-class _Run:
-    """What a child interpreter did: its exit code, its stdout lines and stderr."""
-
-    returncode: int
-    lines: list[str]
-    stderr: str
-
-    @property
-    def path(self) -> Path:
-        """The first line a child prints: the path of the file it owns."""
-        assert self.lines, f"the child printed nothing; stderr:\n{self.stderr}"
-        return Path(self.lines[0])
-
-    def value(self, name: str) -> str:
-        """The value of a ``name=value`` line."""
-        for line in self.lines:
-            key, sep, value = line.partition("=")
-            if sep and key == name:
-                return value
-        raise AssertionError(f"the child printed no {name}=...; stderr:\n{self.stderr}")
-
-
-def _run_child(impl: Implementation, script: str, directory: Path, case: str) -> _Run:
-    """Run ``script`` in a new interpreter that loads ``impl`` by name; argv: spec, dir, case."""
-    assert impl.spec is not None  # the "subprocess" capability
-    done = subprocess.run(
-        [sys.executable, "-c", script, impl.spec, str(directory), case],
-        cwd=directory,
-        env=_child_env(),
-        capture_output=True,
-        text=True,
-        timeout=CHILD_TIMEOUT,
-        check=False,
-    )
-    return _Run(done.returncode, done.stdout.splitlines(), done.stderr)
-
-
-def _no_error_at_exit(run: _Run) -> None:
+def _no_error_at_exit(run: ChildRun) -> None:
     for marker in ("Exception ignored", "Error in atexit", "Error in sys.excepthook"):
         assert marker not in run.stderr, f"release at exit reported an error:\n{run.stderr}"
 
@@ -411,13 +362,9 @@ class TestBorrowed:
 
 # --- interpreter exit (section 7) --------------------------------------------------------------
 
-_EXIT_CHILD = r"""
-import gc, os, signal, sys, time
-from conformance.adapters import load_implementation
+_EXIT_CHILD = child_script(r"""
+import gc, signal, time
 
-spec, directory, case = sys.argv[1:4]
-impl = load_implementation(spec)
-source = os.path.join(directory, "owned.bin")
 with open(source, "wb") as f:
     f.write(b"owned by the child\n" * 64)
 
@@ -491,7 +438,7 @@ elif case == "removal-fails-at-exit":
     fail_removal(path)
 else:
     raise SystemExit(f"unknown case {case}")
-"""
+""")
 
 
 @dataclass(frozen=True)
@@ -521,7 +468,7 @@ class TestInterpreterExit:
     @clause("FBD-CLOSE-5")
     @pytest.mark.parametrize("end", _RELEASED, ids=[e.case for e in _RELEASED])
     def test_released(self, impl: Implementation, tmp_path: Path, end: _Exit) -> None:
-        run = _run_child(impl, _EXIT_CHILD, tmp_path, end.case)
+        run = run_child(impl, _EXIT_CHILD, tmp_path, end.case)
         assert run.returncode == end.returncode, run.stderr
         assert not run.path.exists(), f"{end.case}: the owned file outlived the process"
         assert not (tmp_path / "owned.bin").exists()
@@ -531,7 +478,7 @@ class TestInterpreterExit:
     @pytest.mark.parametrize("end", _LEFT_BEHIND, ids=[e.case for e in _LEFT_BEHIND])
     def test_left_behind(self, impl: Implementation, tmp_path: Path, end: _Exit) -> None:
         # MAY: the file may be left behind (section 7), but what is left is never damaged.
-        run = _run_child(impl, _EXIT_CHILD, tmp_path, end.case)
+        run = run_child(impl, _EXIT_CHILD, tmp_path, end.case)
         assert run.returncode == end.returncode, run.stderr
         try:
             if run.path.exists():
@@ -541,19 +488,19 @@ class TestInterpreterExit:
 
     @clause("FBD-INIT-3")
     def test_cleanup_true_released(self, impl: Implementation, tmp_path: Path) -> None:
-        run = _run_child(impl, _EXIT_CHILD, tmp_path, "cleanup-true")
+        run = run_child(impl, _EXIT_CHILD, tmp_path, "cleanup-true")
         assert run.returncode == 0, run.stderr
         assert not run.path.exists()
 
     @clause("FBD-INIT-2")
     def test_borrowed_survives(self, impl: Implementation, tmp_path: Path) -> None:
-        run = _run_child(impl, _EXIT_CHILD, tmp_path, "borrowed")
+        run = run_child(impl, _EXIT_CHILD, tmp_path, "borrowed")
         assert run.returncode == 0, run.stderr
         assert run.path.read_bytes() == b"owned by the child\n" * 64
 
     @clause("FBD-CLOSE-6")
     def test_already_gone(self, impl: Implementation, tmp_path: Path) -> None:
-        run = _run_child(impl, _EXIT_CHILD, tmp_path, "already-gone")
+        run = run_child(impl, _EXIT_CHILD, tmp_path, "already-gone")
         assert run.returncode == 0, run.stderr
         _no_error_at_exit(run)
         assert "Traceback" not in run.stderr, run.stderr
@@ -561,7 +508,7 @@ class TestInterpreterExit:
 
     @clause("FBD-CLOSE-7")
     def test_failed_close_is_retried_at_exit(self, impl: Implementation, tmp_path: Path) -> None:
-        run = _run_child(impl, _EXIT_CHILD, tmp_path, "close-failed")
+        run = run_child(impl, _EXIT_CHILD, tmp_path, "close-failed")
         try:
             assert run.returncode == 0, run.stderr
             assert run.value("close") == "raised PermissionError"
@@ -571,7 +518,7 @@ class TestInterpreterExit:
 
     @clause("FBD-CLOSE-7")
     def test_failure_at_exit_warns(self, impl: Implementation, tmp_path: Path) -> None:
-        run = _run_child(impl, _EXIT_CHILD, tmp_path, "removal-fails-at-exit")
+        run = run_child(impl, _EXIT_CHILD, tmp_path, "removal-fails-at-exit")
         try:
             assert run.returncode == 0, run.stderr
             assert run.path.exists()
@@ -583,13 +530,7 @@ class TestInterpreterExit:
 
 # --- forks -------------------------------------------------------------------------------------
 
-_FORK_CHILD = r"""
-import os, sys
-from conformance.adapters import load_implementation
-
-spec, directory, case = sys.argv[1:4]
-impl = load_implementation(spec)
-source = os.path.join(directory, "owned.bin")
+_FORK_CHILD = child_script(r"""
 with open(source, "wb") as f:
     f.write(b"owned by the parent\n" * 64)
 blob = impl.FileBackedData.move_from(source)
@@ -609,7 +550,7 @@ elif case == "sys-exit":
 elif case == "exception":
     raise RuntimeError("uncaught in the forked child")
 # case "normal": the forked child runs off the end of the script like its parent
-"""
+""")
 
 _FORK_ENDS = [("normal", 0), ("sys-exit", 0), ("exception", 1)]
 
@@ -626,7 +567,7 @@ class TestFork:
     def test_child_exit_spares_the_parents_file(
         self, impl: Implementation, tmp_path: Path, case: str, code: int
     ) -> None:
-        run = _run_child(impl, _FORK_CHILD, tmp_path, case)
+        run = run_child(impl, _FORK_CHILD, tmp_path, case)
         try:
             assert run.returncode == 0, run.stderr
             assert run.value("child") == str(code), run.stderr

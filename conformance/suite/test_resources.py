@@ -9,102 +9,37 @@ the call alone, so what an implementation imported or allocated before does not 
 from __future__ import annotations
 
 import collections
-import gc
 import hashlib
-import tracemalloc
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conformance.api import Implementation, NamedDataStore
-from conformance.fixtures import Blobs
+from conformance.fixtures import Blobs, zeros_digest
+from conformance.measure import (
+    MEMORY_BOUND,
+    PREFIX_READ_BOUND,
+    MiB,
+    bytes_read,
+    peak_memory,
+    warm_up,
+)
 
 clause = pytest.mark.clause
 
-MiB = 1 << 20
 BIG = 256 * MiB
 """A blob far larger than MEMORY_BOUND."""
-MEMORY_BOUND = 32 * MiB
-"""Peak traced memory allowed while streaming BIG (ExecuTorch's 8 MiB chunks stay under)."""
 COPY_BOUND = 4 * MiB
 """Peak traced memory allowed while deduplicating ``bytes`` blobs of BIG bytes: no copy of them."""
-PREFIX_READ_BOUND = 64 * 1024
-"""Bytes one fingerprint may read: a buffered read of a block, not the file."""
 HEAD = b"H" * 32
 """A common first 32 bytes: blobs of one length starting with it share a fingerprint."""
 
 _real_sha256 = hashlib.sha256
 
 
-def sparse(blobs: Blobs, size: int, head: bytes = HEAD, tail: bytes = b"") -> Path:
-    """A ``size``-byte file: ``head``, a hole of zeros, then ``tail``."""
-    path = blobs.file(head)
-    with path.open("r+b") as f:
-        f.truncate(size - len(tail))
-        f.seek(size - len(tail))
-        f.write(tail)
-    return path
-
-
-def zeros_digest(size: int, head: bytes = HEAD, tail: bytes = b"") -> bytes:
-    digest = _real_sha256(head)
-    zeros = bytes(MiB)
-    left = size - len(head) - len(tail)
-    while left:
-        n = min(left, MiB)
-        digest.update(zeros[:n])
-        left -= n
-    digest.update(tail)
-    return digest.digest()
-
-
-def rchar() -> int:
-    """Bytes this process has read through read(2) and its kin so far."""
-    try:
-        text = Path("/proc/self/io").read_text(encoding="ascii")
-    except OSError:
-        pytest.skip("not applicable: /proc/self/io is needed to count bytes read")
-    return next(int(line.split()[1]) for line in text.splitlines() if line.startswith("rchar:"))
-
-
-@contextmanager
-def bytes_read() -> Iterator[list[int]]:
-    """``[n]`` once the block ends: the bytes this process read inside it."""
-    counted: list[int] = []
-    before = rchar()
-    yield counted
-    counted.append(rchar() - before)
-
-
-def peak_memory(call: Callable[[], object]) -> int:
-    """Peak memory traced by ``tracemalloc`` while ``call()`` runs, above what was allocated."""
-    gc.collect()
-    tracemalloc.start()
-    try:
-        call()
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return peak
-
-
 def buffers(store: NamedDataStore) -> list[int]:
     return [id(b) for b in store.get_named_data_store_output().buffers]
-
-
-def warm_up(impl: Implementation, blobs: Blobs) -> None:
-    """Run every code path once on tiny blobs, so lazy imports and caches are not counted."""
-    store = impl.NamedDataStore()
-    tiny = [blobs.wrap(blobs.file(HEAD + tail)) for tail in (b"1", b"2", b"1")]
-    for i, blob in enumerate(tiny):
-        store.add_named_data(f"w{i}", blob)
-    store.add_named_data("w0", tiny[0])
-    store.add_named_data("w3", HEAD + b"2")
-    impl.NamedDataStore().merge_named_data_store(store.get_named_data_store_output())
-    blobs.moved(b"moved", sha256=_real_sha256(b"moved").digest()).sha256()
 
 
 # --------------------------------------------------------------------------------------------
@@ -114,20 +49,20 @@ def warm_up(impl: Implementation, blobs: Blobs) -> None:
 class TestMemory:
     @clause("NDS-DEDUP-11", "FBD-HASH-3")
     def test_confirming_a_match_of_large_files(self, impl: Implementation, blobs: Blobs) -> None:
-        stored = blobs.wrap(sparse(blobs, BIG, tail=b"A"))
-        new = blobs.wrap(sparse(blobs, BIG, tail=b"B"))
+        stored = blobs.wrap(blobs.sparse(BIG, HEAD, b"A"))
+        new = blobs.wrap(blobs.sparse(BIG, HEAD, b"B"))
         store = impl.NamedDataStore()
         store.add_named_data("stored", stored)
         peak = peak_memory(lambda: store.add_named_data("new", new, 1, "weights"))
         assert buffers(store) == [id(stored), id(new)]
         assert peak < MEMORY_BOUND, f"confirming a match of {BIG}-byte files held {peak} bytes"
-        assert new.sha256() == zeros_digest(BIG, tail=b"B")
+        assert new.sha256() == zeros_digest(BIG, HEAD, b"B")
 
     @clause("NDS-DEDUP-11")
     def test_a_re_added_key_and_merges_of_large_files(
         self, impl: Implementation, blobs: Blobs
     ) -> None:
-        path = sparse(blobs, BIG, tail=b"A")
+        path = blobs.sparse(BIG, HEAD, b"A")
         first, again = blobs.wrap(path), blobs.wrap(path)  # equal contents, two objects
         store = impl.NamedDataStore()
         store.add_named_data("weights", first)
@@ -163,7 +98,7 @@ class TestMemory:
     def test_writing_into_a_real_file(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path
     ) -> None:
-        blob = blobs.wrap(sparse(blobs, BIG, tail=b"end"))
+        blob = blobs.wrap(blobs.sparse(BIG, HEAD, b"end"))
         target = tmp_path / "out.bin"
 
         def write() -> None:
@@ -189,7 +124,7 @@ class TestMemory:
         half = BIG // 2
         cord = impl.Cord(b"header")
         for tail in (b"1", b"2"):
-            cord.append(blobs.wrap(sparse(blobs, half, tail=tail)))
+            cord.append(blobs.wrap(blobs.sparse(half, HEAD, tail)))
             cord.append(b"|")
         target = tmp_path / "out.bin"
 
@@ -215,12 +150,10 @@ class TestReads:
         self, impl: Implementation, blobs: Blobs
     ) -> None:
         count, size = 200, 4 * MiB
-        files = [
-            blobs.wrap(sparse(blobs, size, head=i.to_bytes(4, "big") * 8)) for i in range(count)
-        ]
+        files = [blobs.wrap(blobs.sparse(size, i.to_bytes(4, "big") * 8)) for i in range(count)]
         store = impl.NamedDataStore()
         warm_up(impl, blobs)
-        with bytes_read() as read:
+        with bytes_read(not_applicable=True) as read:
             for i, blob in enumerate(files):
                 store.add_named_data(f"k{i}", blob, 1, "weights" if i % 2 else None)
         assert buffers(store) == [id(f) for f in files]
@@ -232,10 +165,10 @@ class TestReads:
     def test_each_colliding_file_is_read_once(self, impl: Implementation, blobs: Blobs) -> None:
         count, size = 4, 16 * MiB
         tails = [bytes([65 + i]) for i in range(count)]
-        files = [blobs.wrap(sparse(blobs, size, tail=tail)) for tail in tails]
+        files = [blobs.wrap(blobs.sparse(size, HEAD, tail)) for tail in tails]
         store = impl.NamedDataStore()
         warm_up(impl, blobs)
-        with bytes_read() as read:
+        with bytes_read(not_applicable=True) as read:
             for i, blob in enumerate(files):  # each matches the fingerprint of all before it
                 store.add_named_data(f"k{i}", blob)
             for i, blob in enumerate(files):
@@ -259,13 +192,13 @@ class TestReads:
     ) -> None:
         size = 16 * MiB
         tails = (b"A", b"B")
-        digests = [zeros_digest(size, tail=tail) for tail in tails]
+        digests = [zeros_digest(size, HEAD, tail) for tail in tails]
         pairs = list(zip(tails, digests, strict=True))
-        moved = [blobs.move(sparse(blobs, size, tail=t), sha256=d) for t, d in pairs]
-        wrapped = [blobs.wrap(sparse(blobs, size, tail=t), sha256=d) for t, d in pairs]
+        moved = [blobs.move(blobs.sparse(size, HEAD, t), sha256=d) for t, d in pairs]
+        wrapped = [blobs.wrap(blobs.sparse(size, HEAD, t), sha256=d) for t, d in pairs]
         store = impl.NamedDataStore()
         warm_up(impl, blobs)
-        with bytes_read() as read:
+        with bytes_read(not_applicable=True) as read:
             for i, blob in enumerate(moved + wrapped):  # all four collide, two pairs are equal
                 store.add_named_data(f"k{i}", blob)
             store.add_named_data("k0", wrapped[0])  # an equal blob under a present key

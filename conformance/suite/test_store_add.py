@@ -3,25 +3,18 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
 from conformance.api import FileBackedData, Implementation, NamedDataStore
-from conformance.fixtures import Blobs, State, content, state
+from conformance.fixtures import PREFIX, Blobs, State, content, duplicate_message, fresh, sha, state
+from conformance.measure import READ_LIMIT, MiB, rchar
 
 clause = pytest.mark.clause
-
-PREFIX = b"P" * 32
-"""A common first 32 bytes: blobs starting with it and of equal length share a fingerprint."""
-MiB = 1 << 20
-READ_LIMIT = MiB // 4
-"""Bytes a "does not read the file" check tolerates (buffered reads, /proc reads), far below MiB."""
 
 Blob = bytes | FileBackedData
 
@@ -36,35 +29,7 @@ class Layout:
 L1, L2 = Layout("f32[1,2]"), Layout("f32[2,1]")
 
 # --------------------------------------------------------------------------------------------
-# Helpers: a deep view of an output, contents, digests, bytes read by this process
-
-
-def fresh(data: bytes) -> bytes:
-    """An equal ``bytes`` object with an identity of its own."""
-    return bytes(bytearray(data))
-
-
-def sha(data: bytes) -> bytes:
-    return hashlib.sha256(data).digest()
-
-
-def rchar() -> int:
-    """Bytes this process has read through read(2) and friends so far (Linux /proc/self/io)."""
-    try:
-        text = Path("/proc/self/io").read_text()
-    except OSError:
-        pytest.skip("not applicable: /proc/self/io is needed to count bytes read")
-    return next(int(line.split()[1]) for line in text.splitlines() if line.startswith("rchar:"))
-
-
-def sparse(blobs: Blobs, head: bytes, size: int, tail: bytes = b"") -> Path:
-    """A ``size``-byte file: ``head``, zeros (a hole, nothing written), then ``tail``."""
-    path = blobs.file(head)
-    with path.open("r+b") as f:
-        f.truncate(size - len(tail))
-        f.seek(size - len(tail))
-        f.write(tail)
-    return path
+# Helpers: blobs of either kind, and where a key is
 
 
 def make(blobs: Blobs, kind: str, data: bytes) -> Blob:
@@ -77,18 +42,6 @@ def where(store: NamedDataStore, key: str) -> list[str | None]:
     out = store.get_named_data_store_output()
     places: list[str | None] = [None] if key in out.pte_data else []
     return places + [tag for tag, entries in out.external_data.items() if key in entries]
-
-
-def duplicate_message(key: str, existing: int, new: int) -> str:
-    """The exact NDS-KEY-3 message, as a full-match regex."""
-    return (
-        "^"
-        + re.escape(
-            f"Duplicate key {key} with different data. Existing data size: {existing} bytes. "
-            f"New data size: {new} bytes."
-        )
-        + r"\Z"
-    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -422,14 +375,14 @@ class TestKeys:
         size = 8 * MiB
         head, tail = PREFIX + b"head", b"tail"
         digest = sha(head + bytes(size - len(head) - len(tail)) + tail)
-        one = blobs.wrap(sparse(blobs, head, size, tail), sha256=digest)
-        two = blobs.wrap(sparse(blobs, head, size, tail), sha256=digest)
+        one = blobs.wrap(blobs.sparse(size, head, tail), sha256=digest)
+        two = blobs.wrap(blobs.sparse(size, head, tail), sha256=digest)
         store = impl.NamedDataStore()
         store.add_named_data("warm-up", blobs.wrap(blobs.file(b"warm")))
-        start = rchar()
+        start = rchar(not_applicable=True)
         store.add_named_data("key", one, 64, "model")
         store.add_named_data("key", two, 64, "model")
-        read = rchar() - start
+        read = rchar(not_applicable=True) - start
         assert read < READ_LIMIT, f"re-adding a key read {read} bytes of two {size}-byte files"
         assert [b is one for b in store.get_named_data_store_output().buffers] == [False, True]
 

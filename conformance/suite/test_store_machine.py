@@ -44,12 +44,13 @@ from hypothesis.stateful import (
 
 from conformance import hypothesis_profiles
 from conformance.api import Capability, DataEntry, FileBackedData, Implementation
-from conformance.fixtures import placeholders
+from conformance.fixtures import PREFIX, State, close_each, output_state, placeholders
 from conformance.model import Blob, Entry, ExactValueError, Model, Output, Profile, Unspecified
 from conformance.vectors import (
     Vector,
     VectorFailure,
     check_of,
+    contents,
     describe,
     dumps,
     expectation,
@@ -107,7 +108,6 @@ another place, layout or alignment, and argument types."""
 
 VECTOR_BEGIN, VECTOR_END = "CORDSPEC-VECTOR-BEGIN", "CORDSPEC-VECTOR-END"
 
-PREFIX = b"P" * 32
 PALETTE: tuple[bytes, ...] = (
     b"weights",
     b"",
@@ -135,34 +135,6 @@ BAD_ARGUMENTS: tuple[tuple[str, Any], ...] = (
 )
 CAPS = (1000, 40, 8)
 """``max_data_bytes`` for externalize: everything in one shard, several shards, too small."""
-
-Structure = tuple[
-    tuple[int, ...],
-    tuple[tuple[str, int, int, object], ...],
-    tuple[tuple[str, tuple[tuple[str, int, int, object], ...]], ...],
-]
-
-
-def _entries(entries: Mapping[str, DataEntry]) -> tuple[tuple[str, int, int, object], ...]:
-    return tuple((k, e.buffer_index, e.alignment, e.tensor_layout) for k, e in entries.items())
-
-
-def structure(out: Any) -> Structure:
-    """An output's list and maps, deeply and in order; buffers by identity."""
-    return (
-        tuple(id(b) for b in out.buffers),
-        _entries(out.pte_data),
-        tuple((tag, _entries(entries)) for tag, entries in out.external_data.items()),
-    )
-
-
-def contents(buffer: object) -> bytes:
-    """A buffer's contents (a file-backed one is read)."""
-    if isinstance(buffer, bytes):
-        return buffer
-    data = buffer.to_bytes()  # type: ignore[attr-defined]  # any FileBackedData; bytes returned above
-    assert isinstance(data, bytes), f"to_bytes() returned {type(data).__name__}"
-    return data
 
 
 def _show(data: bytes) -> str:
@@ -212,7 +184,7 @@ class OutputRecord:
     store: str
     obj: Any
     snapshot: Output
-    shape: Structure
+    shape: State
     touches: int
     """The store's touch count when taken: core checks an output only while it is unchanged."""
     merged: bool = False
@@ -540,7 +512,7 @@ class StoreMachine(RuleBasedStateMachine):
         self.trace.steps.append({"op": "output", "store": store, "as": name, "expect": "ok"})
         self.compare(f"{name} (just taken from {store})", out, snapshot)
         self.outputs.append(
-            OutputRecord(name, store, out, snapshot, structure(out), self.touches[store])
+            OutputRecord(name, store, out, snapshot, output_state(out), self.touches[store])
         )
 
     @precondition(lambda self: bool(self.outputs))
@@ -554,7 +526,7 @@ class StoreMachine(RuleBasedStateMachine):
         else:  # core: an output may alias its store; merge what it holds now
             other = self.read_output(record.obj)
             note(f"  ({record.name} is not current: merging what it holds now)")
-        shape = structure(record.obj)
+        shape = output_state(record.obj)
         held = [contents(b) for b in record.obj.buffers]
         model = self.models[store]
         sources = {key: other.blobs[e.buffer].contents for key, _, e in other.entries()}
@@ -567,7 +539,7 @@ class StoreMachine(RuleBasedStateMachine):
             sources,
         )
         record.merged = True
-        assert structure(record.obj) == shape, (
+        assert output_state(record.obj) == shape, (
             f"merging {record.name} changed its list or maps (NDS-MERGE-2)"
         )
         assert [contents(b) for b in record.obj.buffers] == held, (
@@ -654,7 +626,7 @@ class StoreMachine(RuleBasedStateMachine):
         store is untouched (NDS-MERGE-2, NDS-MERGE-3), for in core outputs may alias their store."""
         for record in self.outputs:
             if self.profile == "strict" or (record.merged and self._current(record)):
-                assert structure(record.obj) == record.shape, (
+                assert output_state(record.obj) == record.shape, (
                     f"{record.name} (of {record.store}) changed after it was taken "
                     + ("(NDS-OUT-3)" if self.profile == "strict" else "(NDS-MERGE-2)")
                 )
@@ -732,12 +704,7 @@ class StoreMachine(RuleBasedStateMachine):
                 vector = self.minimized(self.vector())
                 note(f"{VECTOR_BEGIN}\n{dumps(vector)}\n{VECTOR_END}")
         finally:
-            errors: list[BaseException] = []
-            for blob in reversed(self.files):
-                try:
-                    blob.close()
-                except Exception as exc:  # every object is closed; the first error is raised
-                    errors.append(exc)
+            errors = close_each(self.files)
             left = placeholders(self.directory)
             shutil.rmtree(self.directory, ignore_errors=True)
             if errors:

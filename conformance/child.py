@@ -1,0 +1,78 @@
+"""Child interpreters for the suite: a script run in a new process that loads the implementation
+under test by name, for what only a process's exit can show."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from .api import Implementation
+
+__all__ = ["CHILD_TIMEOUT", "ChildRun", "child_env", "child_script", "run_child"]
+
+CHILD_TIMEOUT = 180  # seconds; a child importing a heavy implementation (torch) takes a few
+_SCRIPT_HEAD = r"""
+import os, sys
+from conformance.adapters import load_implementation
+
+spec, directory, case = sys.argv[1:4]
+impl = load_implementation(spec)
+source = os.path.join(directory, "owned.bin")
+"""
+
+
+def child_script(body: str) -> str:
+    """A script for :func:`run_child`: ``body`` after the arguments it passes are read, the
+    implementation is loaded by name, and ``source`` names the file the child writes and owns."""
+    return _SCRIPT_HEAD + body
+
+
+def child_env() -> dict[str, str]:
+    """The environment for a child interpreter: ours, with our import path on PYTHONPATH."""
+    env = dict(os.environ)
+    entries = [p for p in sys.path if p and os.path.isdir(p)]
+    if env.get("PYTHONPATH"):
+        entries.insert(0, env["PYTHONPATH"])
+    env["PYTHONPATH"] = os.pathsep.join(entries)
+    return env
+
+
+@dataclass(frozen=True)
+class ChildRun:
+    """What a child interpreter did: its exit code, its stdout lines and stderr."""
+
+    returncode: int
+    lines: list[str]
+    stderr: str
+
+    @property
+    def path(self) -> Path:
+        """The first line a child prints: the path of the file it owns."""
+        assert self.lines, f"the child printed nothing; stderr:\n{self.stderr}"
+        return Path(self.lines[0])
+
+    def value(self, name: str) -> str:
+        """The value of a ``name=value`` line."""
+        for line in self.lines:
+            key, sep, value = line.partition("=")
+            if sep and key == name:
+                return value
+        raise AssertionError(f"the child printed no {name}=...; stderr:\n{self.stderr}")
+
+
+def run_child(impl: Implementation, script: str, directory: Path, case: str) -> ChildRun:
+    """Run ``script`` in a new interpreter that loads ``impl`` by name; argv: spec, dir, case."""
+    assert impl.spec is not None  # the "subprocess" capability
+    done = subprocess.run(
+        [sys.executable, "-c", script, impl.spec, str(directory), case],
+        cwd=directory,
+        env=child_env(),
+        capture_output=True,
+        text=True,
+        timeout=CHILD_TIMEOUT,
+        check=False,
+    )
+    return ChildRun(done.returncode, done.stdout.splitlines(), done.stderr)
