@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -165,6 +166,41 @@ def test_start_time_after_a_name_with_spaces_and_parentheses() -> None:
     assert file_backed._parse_start_time(line) == 4242
 
 
+RENAME = """
+import sys
+print(flush=True)
+sys.stdin.readline()
+with open("/proc/self/comm", "w") as comm:
+    comm.write(sys.argv[1])
+print(flush=True)
+sys.stdin.read()
+"""
+
+
+def test_start_time_of_a_process_named_with_parentheses() -> None:
+    """A live process that renames itself ``a) b c`` keeps its start time: the fields are counted
+    after the last ``)`` of the real ``/proc/<pid>/stat``, so its owner tag and state still hold."""
+    with subprocess.Popen(
+        [sys.executable, "-c", RENAME, "a) b c"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as child:
+        assert child.stdin is not None and child.stdout is not None
+        try:
+            assert child.stdout.readline() == "\n"
+            before = start(child.pid)
+            child.stdin.write("rename\n")
+            child.stdin.flush()
+            assert child.stdout.readline() == "\n"
+            with open(f"/proc/{child.pid}/stat", "rb") as f:
+                assert b"(a) b c) " in f.read()
+            assert process_start_time(child.pid) == before
+            assert owner_state(child.pid, before) == "alive"
+        finally:
+            child.kill()
+
+
 # --- owners
 
 
@@ -260,6 +296,34 @@ def test_impossible_pid_is_unknown(tmp_path) -> None:
     [found] = sweep(tmp_path).kept
     assert (found.pid, found.owner) == (1 << 31, "unknown")
     assert listing(tmp_path) == [path.name]
+
+
+def test_scan_reports_each_owner(tmp_path: Path, own: FileBackedData) -> None:
+    """``scan()`` reports every placeholder, sorted by name, with its tag and owner state (the pid
+    limit is the first unknown pid), and removes nothing; ``find_orphans()`` is exactly the gone."""
+    me, parent, gone, limit = os.getpid(), os.getppid(), dead_pid(), sweep_module._PID_LIMIT
+    expected = [
+        (os.path.basename(own.path), me, start(me), "alive"),
+        (name_of(parent, start(parent)), parent, start(parent), "alive"),
+        (name_of(parent), parent, None, "alive"),
+        (name_of(parent, start(parent) + 1), parent, start(parent) + 1, "gone"),
+        (name_of(gone), gone, None, "gone"),
+        (name_of(gone, 1), gone, 1, "gone"),
+        (name_of(limit - 1, 1), limit - 1, 1, "gone"),  # a C int, and no process has it
+        (name_of(limit, 1), limit, 1, "unknown"),
+        (f".executorch_{RANDOM}.data", None, None, "unknown"),
+    ]
+    for name, *_ in expected[1:]:
+        (tmp_path / name).write_bytes(b"x")
+    before = listing(tmp_path)
+    found = scan(tmp_path)
+    assert [(p.name, p.pid, p.start_time, p.owner) for p in found] == sorted(expected)
+    for p in found:
+        st = os.stat(p.path, follow_symlinks=False)
+        assert (p.path, p.identity) == (str(tmp_path / p.name), (st.st_dev, st.st_ino))
+    orphans = [p.name for p in find_orphans(str(tmp_path))]
+    assert orphans == sorted(name for name, *_, owner in expected if owner == "gone")
+    assert listing(tmp_path) == before
 
 
 # --- what is not a placeholder, or not here
@@ -413,3 +477,52 @@ def test_a_file_removed_by_someone_else_meanwhile(tmp_path, monkeypatch) -> None
     monkeypatch.setattr(sweep_module.os, "unlink", racing_unlink)
     assert sweep(tmp_path) == sweep_module.SweepResult([], [], False)
     assert listing(tmp_path) == []
+
+
+def _put_symlink_to_the_orphan(path: Path, moved: Path) -> None:
+    path.symlink_to(moved)  # stat() following it would see the orphan itself
+
+
+def _put_directory(path: Path, moved: Path) -> None:
+    path.mkdir()
+
+
+def _put_other_file(path: Path, moved: Path) -> None:
+    path.write_bytes(b"new")
+
+
+@pytest.mark.parametrize(
+    ("put", "is_kind"),
+    [
+        (_put_symlink_to_the_orphan, stat.S_ISLNK),
+        (_put_directory, stat.S_ISDIR),
+        (_put_other_file, stat.S_ISREG),
+    ],
+    ids=["symlink-to-the-orphan", "directory", "other-file"],
+)
+def test_what_replaced_an_orphan_after_the_scan_is_kept(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    put: Callable[[Path, Path], None],
+    is_kind: Callable[[int], bool],
+) -> None:
+    """``sweep()`` checks the name again right before unlinking (FBD-SWEEP-2): a symbolic link (even
+    to the orphan), a directory or another file put there since the scan is kept, unreported."""
+    path = tmp_path / name_of(dead_pid())
+    path.write_bytes(b"orphan")
+    moved = tmp_path / "aside" / "orphan.bin"  # a subdirectory is not swept
+    moved.parent.mkdir()
+    real_scan = sweep_module._scan
+
+    def scan_then_replace(dirfd: int, directory: str) -> list[Placeholder]:
+        found = real_scan(dirfd, directory)
+        assert [p.name for p in found] == [path.name]
+        path.rename(moved)  # the orphan lives on, so its inode is not reused
+        put(path, moved)
+        return found
+
+    monkeypatch.setattr(sweep_module, "_scan", scan_then_replace)
+    assert sweep(tmp_path) == sweep_module.SweepResult([], [], False)
+    assert is_kind(os.lstat(path).st_mode)
+    assert listing(tmp_path) == sorted([path.name, "aside", os.path.join("aside", "orphan.bin")])
+    assert moved.read_bytes() == b"orphan"
