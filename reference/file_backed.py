@@ -6,15 +6,13 @@ import contextlib
 import errno
 import hashlib
 import io
-import itertools
 import os
-import queue
 import stat
 import tempfile
 import threading
 import warnings
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from types import TracebackType
 from typing import NoReturn, Protocol
 
@@ -29,12 +27,6 @@ __all__ = [
 
 CHUNK_SIZE = 1 << 20
 """Size of a buffer through which a file is read (spec FBD-HASH-3, FBD-WRITE-2, NDS-DEDUP-11)."""
-
-HASH_BUFFERS = 2
-"""Buffers of ``CHUNK_SIZE`` that hashing rotates through: one is hashed while the next is read."""
-
-_OVERLAP_MIN = 4 * CHUNK_SIZE
-"""Files smaller than this are hashed in the calling thread: a worker thread would not pay off."""
 
 _KERNEL_STEP = 1 << 30
 """Bytes asked of one in-kernel copy or direct ``readinto`` (Linux caps one call at 2 GiB)."""
@@ -274,17 +266,14 @@ class FileBackedData:
     def sha256(self) -> bytes:
         """SHA-256 digest of the contents, hashed in chunks once and then cached.
 
-        A large file is hashed in a worker thread while the main thread reads the next chunk:
-        ``hashlib`` releases the GIL, so reading and hashing overlap on two cores.
+        One thread reads into one reused buffer and hashes it: the kernel's readahead overlaps
+        the disk with the hashing, and a chunk is hashed from the cache it was just read into
+        (a second thread hashing it is slower, docs/performance.md).
         """
         self._check_open()
         if self._sha256 is None:
             digest = hashlib.sha256()
-            with self._open() as reader:
-                if self._size < _OVERLAP_MIN:
-                    reader.stream(digest.update)
-                else:
-                    reader.stream_overlapped(digest.update)
+            self._stream(digest.update)
             self._sha256 = digest.digest()
         return self._sha256
 
@@ -440,55 +429,16 @@ class _VerifiedReader:
     def read(self, size: int) -> bytes:
         return self._file.read(size) or b""
 
-    def chunks(self, buffers: list[memoryview]) -> Iterator[memoryview]:
-        """Read what remains into ``buffers`` in turn, yielding each filled part, then check the
-        end. A buffer is read into again ``len(buffers)`` chunks later: until then its chunk is
-        the caller's."""
-        in_turn = itertools.cycle(buffers)
+    def stream(self, sink: Callable[[memoryview], object]) -> None:
+        """Pass what remains to ``sink`` in chunks of at most ``CHUNK_SIZE``, read into one
+        reused buffer, then check that the file ends where its recorded size says."""
+        buffer = memoryview(bytearray(min(CHUNK_SIZE, max(self.remaining, 1))))
         while self.remaining:
-            buffer = next(in_turn)
             n = self._file.readinto(buffer[: min(self.remaining, len(buffer))]) or 0
             self._took(n)
-            yield buffer[:n]
+            sink(buffer[:n])
         if self._file.read(1):
             self._changed(os.fstat(self._file.fileno()).st_size)
-
-    def stream(self, sink: Callable[[memoryview], object]) -> None:
-        """Pass what remains to ``sink`` in chunks of at most ``CHUNK_SIZE``, through one buffer."""
-        buffer = memoryview(bytearray(min(CHUNK_SIZE, max(self.remaining, 1))))
-        for chunk in self.chunks([buffer]):
-            sink(chunk)
-
-    def stream_overlapped(self, sink: Callable[[memoryview], object]) -> None:
-        """Like ``stream``, but ``sink`` runs in a worker thread on one chunk while the next is
-        read into another of ``HASH_BUFFERS`` buffers; the calls keep their order."""
-        chunks: queue.SimpleQueue[memoryview | None] = queue.SimpleQueue()
-        free = threading.Semaphore(HASH_BUFFERS - 1)  # buffers neither queued nor in ``sink``
-        errors: list[BaseException] = []
-
-        def drain() -> None:
-            while (chunk := chunks.get()) is not None:
-                if not errors:
-                    try:
-                        sink(chunk)
-                    except BaseException as exc:  # raised again in the calling thread
-                        errors.append(exc)
-                free.release()
-
-        worker = threading.Thread(target=drain, name="cordspec-hash")
-        worker.start()
-        try:
-            buffers = [memoryview(bytearray(CHUNK_SIZE)) for _ in range(HASH_BUFFERS)]
-            for chunk in self.chunks(buffers):
-                chunks.put(chunk)
-                free.acquire()  # the next read reuses the buffer of the oldest queued chunk
-                if errors:
-                    break
-        finally:
-            chunks.put(None)
-            worker.join()
-        if errors:
-            raise errors[0]
 
     def send_to(self, fd: int) -> None:
         """Copy what remains in the kernel to ``fd`` at its position, moving both positions;

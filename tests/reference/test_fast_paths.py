@@ -1,6 +1,6 @@
 """The reference's fast paths: in-kernel copies and their fallbacks, direct reads into ``BytesIO``,
-hashing overlapped with reading, and dedup by identity. Each must give exactly what the plain
-chunked path gives, including its errors."""
+hashing in one thread through one reused buffer, and dedup by identity. Each must give exactly what
+the plain chunked path gives, including its errors."""
 
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ import pytest
 import reference.file_backed as file_backed
 import reference.named_data as named_data
 from reference import Cord, FileBackedData, NamedDataStore
-from reference.file_backed import CHUNK_SIZE, HASH_BUFFERS, FileChangedError
+from reference.file_backed import CHUNK_SIZE, FileChangedError
 
-OVERLAP_MIN = file_backed._OVERLAP_MIN
+LARGE = 4 * CHUNK_SIZE
 MiB = 1 << 20
 
 _real_copy_file_range = os.copy_file_range
@@ -388,15 +388,16 @@ def test_bytesio_growth_while_reading(make_file, monkeypatch) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# Hashing overlapped with reading
+# Hashing: one thread, one reused buffer
 
 
 class Recorder:
     """Stands in for ``hashlib.sha256`` in ``reference.file_backed``: records the threads that
-    hash, and fails on the call numbered ``fail_at``."""
+    hash and the buffers they are given, and fails on the call numbered ``fail_at``."""
 
     def __init__(self, fail_at: int | None = None) -> None:
         self.threads: set[str] = set()
+        self.buffers: set[int] = set()
         self.updates = 0
         self.fail_at = fail_at
 
@@ -408,6 +409,7 @@ class Recorder:
             def update(self, data: Any) -> None:
                 recorder.updates += 1
                 recorder.threads.add(threading.current_thread().name)
+                recorder.buffers.add(id(data.obj))
                 if recorder.updates == recorder.fail_at:
                     raise RuntimeError("hashing failed")
                 real.update(data)
@@ -418,22 +420,22 @@ class Recorder:
         return Recording()
 
 
-@pytest.mark.parametrize(
-    "size", [OVERLAP_MIN - 1, OVERLAP_MIN, OVERLAP_MIN + 1, 9 * CHUNK_SIZE + 12345]
-)
-def test_hashing_overlaps_reading_for_large_files(make_file, monkeypatch, size: int) -> None:
+@pytest.mark.parametrize("size", [1, CHUNK_SIZE, CHUNK_SIZE + 1, 9 * CHUNK_SIZE + 12345])
+def test_hashing_reads_into_one_buffer_in_the_calling_thread(
+    make_file, monkeypatch, size: int
+) -> None:
+    """A chunk is hashed where it was just read: by the caller, from one buffer reused."""
     recorder = Recorder()
     monkeypatch.setattr(file_backed.hashlib, "sha256", recorder)
     data = os.urandom(size)
     with FileBackedData(make_file("a.bin", data)) as blob:
         assert blob.sha256() == _real_sha256(data).digest()
-    worker = {n for n in recorder.threads if n.startswith("cordspec-hash")}
-    assert bool(worker) == (size >= OVERLAP_MIN)
-    assert recorder.threads == (worker or {threading.current_thread().name})
+    assert recorder.threads == {threading.current_thread().name}
+    assert len(recorder.buffers) == 1
     assert recorder.updates == -(-size // CHUNK_SIZE)
 
 
-def test_overlapped_hashing_memory_is_bounded(make_sparse) -> None:
+def test_hashing_memory_is_one_buffer(make_sparse) -> None:
     size = 64 * MiB
     with FileBackedData(make_sparse("big.bin", size)) as blob:
         tracemalloc.start()
@@ -443,11 +445,11 @@ def test_overlapped_hashing_memory_is_bounded(make_sparse) -> None:
         finally:
             tracemalloc.stop()
     assert digest == hashlib.sha256(bytes(size)).digest()
-    assert peak < HASH_BUFFERS * CHUNK_SIZE + 256 * 1024, peak
+    assert peak < CHUNK_SIZE + 256 * 1024, peak
 
 
-def test_overlapped_hashing_detects_a_shrink(make_file, monkeypatch) -> None:
-    size = OVERLAP_MIN + CHUNK_SIZE
+def test_hashing_detects_a_shrink(make_file, monkeypatch) -> None:
+    size = LARGE + CHUNK_SIZE
     path = make_file("a.bin", os.urandom(size))
     with FileBackedData(path) as blob:
         race_after_check(monkeypatch, path, lambda: os.truncate(path, CHUNK_SIZE + 7))
@@ -455,19 +457,19 @@ def test_overlapped_hashing_detects_a_shrink(make_file, monkeypatch) -> None:
             blob.sha256()
 
 
-def test_overlapped_hashing_detects_growth(make_file, monkeypatch) -> None:
-    path = make_file("a.bin", os.urandom(OVERLAP_MIN))
+def test_hashing_detects_growth(make_file, monkeypatch) -> None:
+    path = make_file("a.bin", os.urandom(LARGE))
     with FileBackedData(path) as blob:
         race_after_check(monkeypatch, path, grow(path))
-        with pytest.raises(FileChangedError, match=f"now {OVERLAP_MIN + 4}"):
+        with pytest.raises(FileChangedError, match=f"now {LARGE + 4}"):
             blob.sha256()
 
 
 @pytest.mark.parametrize("fail_at", [1, 5], ids=["while-reading", "at-the-end"])
-def test_an_error_in_the_worker_is_raised_and_nothing_cached(
+def test_an_error_while_hashing_is_raised_and_nothing_cached(
     make_file, monkeypatch, fail_at: int
 ) -> None:
-    data = os.urandom(OVERLAP_MIN + 1)  # five chunks
+    data = os.urandom(LARGE + 1)  # five chunks
     with FileBackedData(make_file("a.bin", data)) as blob:
         monkeypatch.setattr(file_backed.hashlib, "sha256", Recorder(fail_at=fail_at))
         with pytest.raises(RuntimeError, match="hashing failed"):
