@@ -245,9 +245,9 @@ class TestLaziness:
         store.add_named_data("bytes", PREFIX + b"short")
         big = blobs.wrap(blobs.sparse(size, PREFIX, b"end"))
         warm_up(impl, blobs)
-        start = rchar(not_applicable=True)
+        start = rchar()
         store.add_named_data("big", big, 64, "model")
-        read = rchar(not_applicable=True) - start
+        read = rchar() - start
         assert read < READ_LIMIT, f"adding an unmatched {size}-byte file read {read} bytes"
         assert identities(store)[-1] == id(big)
 
@@ -275,14 +275,14 @@ class TestLaziness:
             sparse_contents(b"R" * 32, size, b"A"),
         ]
         warm_up(impl, blobs)
-        start = rchar(not_applicable=True)
+        start = rchar()
         for i, blob in enumerate(unmatched):
             store.add_named_data(f"unmatched{i}", blob)
-        read = rchar(not_applicable=True) - start
+        read = rchar() - start
         assert read < READ_LIMIT, f"{read} bytes read although no fingerprint matched"
-        start = rchar(not_applicable=True)
+        start = rchar()
         store.add_named_data("match", blobs.wrap(blobs.sparse(size, PREFIX, b"B")))
-        read = rchar(not_applicable=True) - start
+        read = rchar() - start
         assert read >= 2 * size, "a fingerprint match must be confirmed by both digests"
 
     @clause("NDS-DEDUP-4")
@@ -291,9 +291,9 @@ class TestLaziness:
         store = impl.NamedDataStore()
         store.add_named_data("stored", blobs.wrap(blobs.sparse(size, PREFIX, b"A")))
         store.add_named_data("first-match", blobs.wrap(blobs.sparse(size, PREFIX, b"B")))
-        start = rchar(not_applicable=True)
+        start = rchar()
         store.add_named_data("second-match", blobs.wrap(blobs.sparse(size, PREFIX, b"C")))
-        read = rchar(not_applicable=True) - start
+        read = rchar() - start
         assert read < size + READ_LIMIT, f"{read} bytes read: a stored digest was computed again"
         assert len(identities(store)) == 3
 
@@ -325,9 +325,9 @@ class TestLaziness:
         path = blobs.sparse(size, PREFIX, tail)
         new = blobs.wrap(path, sha256=sha(sparse_contents(PREFIX, size, tail)))
         warm_up(impl, blobs)
-        start = rchar(not_applicable=True)
+        start = rchar()
         store.add_named_data("new", new, 1, "model")
-        read = rchar(not_applicable=True) - start
+        read = rchar() - start
         assert read < READ_LIMIT, f"a file with a supplied digest was read: {read} bytes"
         assert identities(store) == ([id(stored)] if equal else [id(stored), id(new)])
 
@@ -348,10 +348,10 @@ class TestLaziness:
         files = [blobs.wrap(blobs.sparse(size, PREFIX, tail)) for tail in (b"A", b"B", b"C")]
         store = impl.NamedDataStore()
         warm_up(impl, blobs)
-        start = rchar(not_applicable=True)
+        start = rchar()
         for i, blob in enumerate(files):
             store.add_named_data(f"k{i}", blob)
-        read = rchar(not_applicable=True) - start
+        read = rchar() - start
         assert read < 3 * size + READ_LIMIT, f"{read} bytes read to hash three {size}-byte files"
         assert identities(store) == [id(f) for f in files]
 

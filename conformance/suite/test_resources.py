@@ -153,7 +153,7 @@ class TestReads:
         files = [blobs.wrap(blobs.sparse(size, i.to_bytes(4, "big") * 8)) for i in range(count)]
         store = impl.NamedDataStore()
         warm_up(impl, blobs)
-        with bytes_read(not_applicable=True) as read:
+        with bytes_read() as read:
             for i, blob in enumerate(files):
                 store.add_named_data(f"k{i}", blob, 1, "weights" if i % 2 else None)
         assert buffers(store) == [id(f) for f in files]
@@ -168,7 +168,7 @@ class TestReads:
         files = [blobs.wrap(blobs.sparse(size, HEAD, tail)) for tail in tails]
         store = impl.NamedDataStore()
         warm_up(impl, blobs)
-        with bytes_read(not_applicable=True) as read:
+        with bytes_read() as read:
             for i, blob in enumerate(files):  # each matches the fingerprint of all before it
                 store.add_named_data(f"k{i}", blob)
             for i, blob in enumerate(files):
@@ -198,7 +198,7 @@ class TestReads:
         wrapped = [blobs.wrap(blobs.sparse(size, HEAD, t), sha256=d) for t, d in pairs]
         store = impl.NamedDataStore()
         warm_up(impl, blobs)
-        with bytes_read(not_applicable=True) as read:
+        with bytes_read() as read:
             for i, blob in enumerate(moved + wrapped):  # all four collide, two pairs are equal
                 store.add_named_data(f"k{i}", blob)
             store.add_named_data("k0", wrapped[0])  # an equal blob under a present key

@@ -379,10 +379,10 @@ class TestKeys:
         two = blobs.wrap(blobs.sparse(size, head, tail), sha256=digest)
         store = impl.NamedDataStore()
         store.add_named_data("warm-up", blobs.wrap(blobs.file(b"warm")))
-        start = rchar(not_applicable=True)
+        start = rchar()
         store.add_named_data("key", one, 64, "model")
         store.add_named_data("key", two, 64, "model")
-        read = rchar(not_applicable=True) - start
+        read = rchar() - start
         assert read < READ_LIMIT, f"re-adding a key read {read} bytes of two {size}-byte files"
         assert [b is one for b in store.get_named_data_store_output().buffers] == [False, True]
 
