@@ -201,10 +201,11 @@ class Collector:
         return bool(self._tests)
 
     def results(self) -> list[Result]:
-        """One result per suite test, in the order they first reported."""
+        """One result per suite test, by node id: under xdist tests report in whatever order
+        they finish, and a report (and the reason shown for a clause) must not depend on it."""
         return [
             Result(nodeid, p.clauses, p.outcome or Outcome.SKIPPED, p.reason)
-            for nodeid, p in self._tests.items()
+            for nodeid, p in sorted(self._tests.items())
         ]
 
 

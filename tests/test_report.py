@@ -306,6 +306,18 @@ def test_collector_passed() -> None:
     assert got == [Result("suite/t.py::test_x", ("A-1", "B-1"), P, "")]
 
 
+def test_collector_orders_tests_by_node_id_whatever_order_they_finish_in() -> None:
+    ids = [
+        "suite/t.py::test_b",
+        "suite/a.py::test_z[2]",
+        "suite/t.py::test_a",
+        "suite/a.py::test_z[1]",
+    ]
+    got = collect(*(test_report("passed", nodeid=i) for i in ids))
+    assert [r.nodeid for r in got] == sorted(ids)
+    assert collect(*(test_report("passed", nodeid=i) for i in reversed(ids))) == got
+
+
 def test_collector_ignores_tests_without_clauses() -> None:
     collector = Collector()
     collector.add(test_report("failed", props=()))
@@ -369,15 +381,6 @@ def test_collector_errors_in_setup_and_teardown() -> None:
     # a call failure is kept when teardown fails too
     both = collect(test_report("failed", "call", "boom"), test_report("failed", "teardown", "bang"))
     assert both[0].reason == "boom"
-
-
-def test_collector_keeps_test_order() -> None:
-    got = collect(
-        test_report("passed", nodeid="b"),
-        test_report("passed", nodeid="a"),
-        test_report("passed", "teardown", nodeid="b"),
-    )
-    assert [r.nodeid for r in got] == ["b", "a"]
 
 
 # --- header and formats -------------------------------------------------------------------------
