@@ -1,4 +1,4 @@
-"""Shared test configuration: Hypothesis settings profiles.
+"""Shared test configuration: the suite's Hypothesis profiles (conformance.hypothesis_profiles).
 
 ``HYPOTHESIS_PROFILE`` picks one of ``dev``, ``ci``, ``thorough``; otherwise ``ci`` when the ``CI``
 environment variable is set (and not false), else ``dev``. The profile is always loaded explicitly,
@@ -11,19 +11,7 @@ import os
 
 from hypothesis import settings
 
-settings.register_profile("dev", max_examples=50)
-settings.register_profile(
-    "ci", derandomize=True, database=None, max_examples=100, deadline=None, print_blob=True
-)
-settings.register_profile("thorough", max_examples=2000, stateful_step_count=100, deadline=None)
+from conformance.hypothesis_profiles import default_profile, register_profiles
 
-
-def _profile() -> str:
-    chosen = os.environ.get("HYPOTHESIS_PROFILE")
-    if chosen:
-        return chosen
-    ci = os.environ.get("CI", "").strip().lower()
-    return "ci" if ci not in ("", "0", "false", "no", "off") else "dev"
-
-
-settings.load_profile(_profile())
+register_profiles()
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or default_profile())
