@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .api import Implementation
 
-__all__ = ["CHILD_TIMEOUT", "ChildRun", "child_env", "child_script", "run_child"]
+__all__ = ["CHILD_TIMEOUT", "ChildRun", "child_env", "child_script", "dead_pid", "run_child"]
 
 CHILD_TIMEOUT = 180  # seconds; a child importing a heavy implementation (torch) takes a few
 _SCRIPT_HEAD = r"""
@@ -76,3 +76,14 @@ def run_child(impl: Implementation, script: str, directory: Path, case: str) -> 
         check=False,
     )
     return ChildRun(done.returncode, done.stdout.splitlines(), done.stderr)
+
+
+def dead_pid() -> int:
+    """A pid that no process has now: that of a child that has exited and been reaped."""
+    out = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return int(out)

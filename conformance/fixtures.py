@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ __all__ = [
     "snapshot",
     "sparse",
     "state",
+    "tree",
     "zeros_digest",
 ]
 
@@ -197,3 +199,12 @@ def snapshot(store: Any) -> tuple[object, ...]:
 def content(buffer: bytes | FileBackedData) -> bytes:
     """The bytes of a buffer, whichever its representation."""
     return buffer if isinstance(buffer, bytes) else buffer.to_bytes()
+
+
+def tree(directory: Path) -> set[str]:
+    """Every entry below ``directory`` (files, directories, links), relative to it."""
+    found = set()
+    for root, dirs, files in os.walk(directory):
+        for name in dirs + files:
+            found.add(os.path.relpath(os.path.join(root, name), directory))
+    return found

@@ -4,7 +4,6 @@ files (spec section 3.7), run as a user runs it: in a subprocess."""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,20 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from conformance.fixtures import tree
 from reference import FileBackedData
 from reference.file_backed import process_start_time
 from tests.impls.suite_map import REPO, subprocess_env
-
-TAKE = """
-import os, signal, sys
-from reference import FileBackedData
-blob = FileBackedData.move_from(sys.argv[1])
-print(blob.path, flush=True)
-if sys.argv[2] == "kill":
-    os.kill(os.getpid(), signal.SIGKILL)
-sys.stdin.read()  # alive until the parent closes our stdin
-blob.close()
-"""
+from tests.owners import Owner
 
 
 def cordspec(*args: str) -> subprocess.CompletedProcess[str]:
@@ -39,32 +29,6 @@ def cordspec(*args: str) -> subprocess.CompletedProcess[str]:
         timeout=300,
         check=False,
     )
-
-
-def listing(directory: Path) -> set[str]:
-    """Every entry below ``directory``, relative to it."""
-    found = set()
-    for root, dirs, files in os.walk(directory):
-        for name in dirs + files:
-            found.add(os.path.relpath(os.path.join(root, name), directory))
-    return found
-
-
-def take(source: Path, kill: bool) -> tuple[subprocess.Popen[str], str]:
-    """A child that took ``source`` with ``move_from``; killed with SIGKILL if ``kill``."""
-    proc = subprocess.Popen(
-        [sys.executable, "-c", TAKE, str(source), "kill" if kill else "stay"],
-        cwd=REPO,
-        env=subprocess_env(),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    placeholder = os.path.basename(proc.stdout.readline().strip())
-    if kill:
-        assert proc.wait(timeout=60) == -signal.SIGKILL
-    return proc, placeholder
 
 
 @dataclass
@@ -82,19 +46,19 @@ def seeded(tmp_path: Path) -> Iterator[Seeded]:
     directory.mkdir()
     outside = tmp_path / "precious.bin"
     outside.write_bytes(b"precious")
-    children: list[subprocess.Popen[str]] = []
+    children: list[Owner] = []
     orphans: dict[str, int] = {}
     alive: dict[str, int] = {}
     try:
         for i in range(2):  # dead owners: killed after move_from
             (directory / f"dead{i}.bin").write_bytes(b"dead")
-            proc, name = take(directory / f"dead{i}.bin", kill=True)
-            children.append(proc)
-            orphans[name] = proc.pid
+            owner = Owner(directory / f"dead{i}.bin", kill=True)
+            children.append(owner)
+            orphans[owner.placeholder.name] = owner.pid
         (directory / "live.bin").write_bytes(b"live")  # a live owner: another process
-        proc, name = take(directory / "live.bin", kill=False)
-        children.append(proc)
-        alive[name] = proc.pid
+        owner = Owner(directory / "live.bin", kill=False)
+        children.append(owner)
+        alive[owner.placeholder.name] = owner.pid
         parent = os.getppid()  # a reused pid: alive, but started at another time
         start = process_start_time(parent)
         assert start is not None
@@ -119,20 +83,18 @@ def seeded(tmp_path: Path) -> Iterator[Seeded]:
             alive[os.path.basename(own.path)] = os.getpid()
             yield Seeded(directory, orphans, alive, unknown, outside)
     finally:
-        for proc in children:
-            if proc.poll() is None:
-                proc.kill()
-            proc.communicate(timeout=60)
+        for owner in children:
+            owner.end()
 
 
 def test_sweep_removes_exactly_the_orphans(seeded: Seeded) -> None:
     directory = seeded.directory
-    before = listing(directory)
+    before = tree(directory)
     assert set(seeded.orphans) <= before and set(seeded.alive) <= before
 
     dry = cordspec("sweep", str(directory), "--dry-run")
     assert dry.returncode == 0, dry.stderr
-    assert listing(directory) == before
+    assert tree(directory) == before
     would = {
         f"would remove {directory / name} (owner pid {pid} gone)"
         for name, pid in seeded.orphans.items()
@@ -147,7 +109,7 @@ def test_sweep_removes_exactly_the_orphans(seeded: Seeded) -> None:
     run = cordspec("sweep", str(directory))
     assert run.returncode == 0, run.stderr
     assert run.stderr == ""
-    assert listing(directory) == before - set(seeded.orphans)
+    assert tree(directory) == before - set(seeded.orphans)
     lines = run.stdout.splitlines()
     removed = {line.replace("would remove", "removed", 1) for line in would}
     assert set(lines[:-1]) == removed | kept
@@ -155,7 +117,7 @@ def test_sweep_removes_exactly_the_orphans(seeded: Seeded) -> None:
     assert seeded.outside.read_bytes() == b"precious"
 
     again = cordspec("sweep", str(directory))
-    assert listing(directory) == before - set(seeded.orphans)
+    assert tree(directory) == before - set(seeded.orphans)
     assert again.stdout.splitlines()[-1] == f"0 removed, {len(kept)} kept"
 
 

@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from conformance.api import Implementation
+from conformance.child import dead_pid
 from conformance.cli import main
-from conformance.fixtures import Blobs
+from conformance.fixtures import Blobs, tree
 
 clause = pytest.mark.clause
 
@@ -32,24 +31,6 @@ def start_time(pid: int) -> int:
     except OSError:
         pytest.skip("no /proc/<pid>/stat: process start times are not known here")
     return int(line[line.rfind(b")") + 1 :].split()[19])
-
-
-def dead_pid() -> int:
-    out = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    return int(out)
-
-
-def listing(directory: Path) -> set[str]:
-    found = set()
-    for root, dirs, files in os.walk(directory):
-        for name in dirs + files:
-            found.add(os.path.relpath(os.path.join(root, name), directory))
-    return found
 
 
 @pytest.fixture
@@ -72,11 +53,11 @@ def test_sweep_keeps_a_live_placeholder(
     impl: Implementation, blobs: Blobs, capsys: pytest.CaptureFixture[str]
 ) -> None:
     blob = blobs.moved(b"still in use")
-    before = listing(blobs.directory)
+    before = tree(blobs.directory)
     code, lines = cordspec_sweep(capsys, str(blobs.directory))
     assert code == 0
     assert lines[-1].startswith("0 removed, 1 kept"), lines
-    assert listing(blobs.directory) == before
+    assert tree(blobs.directory) == before
     assert blob.to_bytes() == b"still in use"
 
 
@@ -109,10 +90,10 @@ def test_sweep_removes_exactly_the_orphans(
     (swept / f".executorch_{gone}-1_director.data").mkdir()
     (swept / "sub").mkdir()
     (swept / "sub" / f".executorch_{gone}-1_{RANDOM}.data").write_bytes(b"x")
-    before = listing(swept)
+    before = tree(swept)
     code, lines = cordspec_sweep(capsys, str(swept))
     assert code == 0
-    assert listing(swept) == before - orphans
+    assert tree(swept) == before - orphans
     assert outside.read_bytes() == b"outside"
     assert {line for line in lines if line.startswith("removed ")} == {
         f"removed {swept / name} (owner pid {name.split('_')[1].split('-')[0]} gone)"
@@ -128,15 +109,15 @@ def test_dry_run_removes_nothing_and_lists_what_would_go(
     orphan = swept / f".executorch_{gone}_{RANDOM}.data"
     orphan.write_bytes(b"x")
     (swept / f".executorch_{RANDOM}.data").write_bytes(b"x")
-    before = listing(swept)
+    before = tree(swept)
     code, lines = cordspec_sweep(capsys, str(swept), "--dry-run")
     assert code == 0
-    assert listing(swept) == before
+    assert tree(swept) == before
     assert [line for line in lines if line.startswith("would remove ")] == [
         f"would remove {orphan} (owner pid {gone} gone)"
     ]
     code, lines = cordspec_sweep(capsys, str(swept))
-    assert listing(swept) == before - {orphan.name}
+    assert tree(swept) == before - {orphan.name}
 
 
 @clause("FBD-SWEEP-2", "FBD-SWEEP-3")

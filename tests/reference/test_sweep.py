@@ -8,7 +8,6 @@ pid). The directory is always checked by listing it with ``os``, before and afte
 from __future__ import annotations
 
 import os
-import signal
 import stat
 import subprocess
 import sys
@@ -19,32 +18,14 @@ import pytest
 
 import reference.file_backed as file_backed
 import reference.sweep as sweep_module
+from conformance import child
+from conformance.fixtures import tree
 from reference import FileBackedData
 from reference.file_backed import process_start_time
 from reference.sweep import Placeholder, find_orphans, owner_state, scan, sweep
+from tests.owners import Owner
 
-REPO = Path(__file__).resolve().parents[2]
 RANDOM = "abcdefgh"  # mkstemp's eight characters
-
-TAKE = """
-import os, signal, sys
-from reference import FileBackedData
-blob = FileBackedData.move_from(sys.argv[1])
-print(blob.path, flush=True)
-if sys.argv[2] == "kill":
-    os.kill(os.getpid(), signal.SIGKILL)
-sys.stdin.read()  # alive until the parent closes our stdin
-blob.close()
-"""
-
-
-def listing(directory: Path) -> list[str]:
-    """Every entry below ``directory``, relative to it, sorted."""
-    found = []
-    for root, dirs, files in os.walk(directory):
-        for name in dirs + files:
-            found.append(os.path.relpath(os.path.join(root, name), directory))
-    return sorted(found)
 
 
 def name_of(pid: int, start: int | None = None, random: str = RANDOM) -> str:
@@ -53,14 +34,8 @@ def name_of(pid: int, start: int | None = None, random: str = RANDOM) -> str:
 
 
 def dead_pid() -> int:
-    """A pid that no process has now: a child that has exited and been reaped."""
-    child = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    pid = int(child.stdout)
+    """A pid that no process has now, which the sweep sees as gone."""
+    pid = child.dead_pid()
     assert owner_state(pid, None) == "gone"
     return pid
 
@@ -69,29 +44,6 @@ def start(pid: int) -> int:
     value = process_start_time(pid)
     assert value is not None
     return value
-
-
-class Owner:
-    """A child process that took ``source`` with ``move_from``: alive until ``end()``."""
-
-    def __init__(self, source: Path, kill: bool) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", TAKE, str(source), "kill" if kill else "stay"],
-            cwd=REPO,
-            env={**os.environ, "PYTHONPATH": str(REPO)},
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self.proc.stdout is not None
-        self.placeholder = Path(self.proc.stdout.readline().strip())
-        if kill:
-            assert self.proc.wait(timeout=60) == -signal.SIGKILL
-
-    def end(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.communicate(timeout=60)
 
 
 @pytest.fixture
@@ -206,14 +158,14 @@ def test_start_time_of_a_process_named_with_parentheses() -> None:
 
 def test_live_owners_are_kept(make_file, tmp_path, own, owners) -> None:
     owners.append(Owner(make_file("theirs.bin", b"theirs"), kill=False))
-    before = listing(tmp_path)
+    before = tree(tmp_path)
     result = sweep(tmp_path)
     assert result.removed == []
     assert sorted(p.name for p in result.kept) == sorted(
         [os.path.basename(own.path), owners[0].placeholder.name]
     )
     assert all(p.owner == "alive" for p in result.kept)
-    assert listing(tmp_path) == before
+    assert tree(tmp_path) == before
     assert own.to_bytes() == b"mine"
 
 
@@ -226,7 +178,7 @@ def test_owner_killed_after_the_sweep_leaves_an_orphan(make_file, owners) -> Non
     owner.proc.wait(timeout=60)
     assert [p.path for p in find_orphans(source.parent)] == [str(owner.placeholder)]
     assert [p.path for p in sweep(source.parent).removed] == [str(owner.placeholder)]
-    assert listing(source.parent) == []
+    assert tree(source.parent) == set()
 
 
 def test_dead_owner_is_removed(make_file, owners) -> None:
@@ -241,7 +193,7 @@ def test_dead_owner_is_removed(make_file, owners) -> None:
     ]
     assert result.kept == []
     assert not result.dry_run
-    assert listing(source.parent) == []
+    assert tree(source.parent) == set()
 
 
 def test_reused_pid_is_an_orphan(tmp_path) -> None:
@@ -254,7 +206,7 @@ def test_reused_pid_is_an_orphan(tmp_path) -> None:
     result = sweep(tmp_path)
     assert [p.name for p in result.removed] == [reused.name]
     assert sorted(p.name for p in result.kept) == sorted([live.name, pid_only.name])
-    assert listing(tmp_path) == sorted([live.name, pid_only.name])
+    assert tree(tmp_path) == {live.name, pid_only.name}
 
 
 def test_this_process_is_never_an_orphan_whatever_the_start_time(tmp_path) -> None:
@@ -263,14 +215,14 @@ def test_this_process_is_never_an_orphan_whatever_the_start_time(tmp_path) -> No
     for name in names:
         (tmp_path / name).write_bytes(b"")
     assert sweep(tmp_path).removed == []
-    assert listing(tmp_path) == sorted(names)
+    assert tree(tmp_path) == set(names)
 
 
 def test_dead_pid_without_start_time_is_an_orphan(tmp_path) -> None:
     path = tmp_path / name_of(dead_pid())
     path.write_bytes(b"")
     assert [p.name for p in sweep(tmp_path).removed] == [path.name]
-    assert listing(tmp_path) == []
+    assert tree(tmp_path) == set()
 
 
 def test_owner_of_another_user_is_alive(monkeypatch) -> None:
@@ -295,7 +247,7 @@ def test_impossible_pid_is_unknown(tmp_path) -> None:
     path.write_bytes(b"")
     [found] = sweep(tmp_path).kept
     assert (found.pid, found.owner) == (1 << 31, "unknown")
-    assert listing(tmp_path) == [path.name]
+    assert tree(tmp_path) == {path.name}
 
 
 def test_scan_reports_each_owner(tmp_path: Path, own: FileBackedData) -> None:
@@ -315,7 +267,7 @@ def test_scan_reports_each_owner(tmp_path: Path, own: FileBackedData) -> None:
     ]
     for name, *_ in expected[1:]:
         (tmp_path / name).write_bytes(b"x")
-    before = listing(tmp_path)
+    before = tree(tmp_path)
     found = scan(tmp_path)
     assert [(p.name, p.pid, p.start_time, p.owner) for p in found] == sorted(expected)
     for p in found:
@@ -323,7 +275,7 @@ def test_scan_reports_each_owner(tmp_path: Path, own: FileBackedData) -> None:
         assert (p.path, p.identity) == (str(tmp_path / p.name), (st.st_dev, st.st_ino))
     orphans = [p.name for p in find_orphans(str(tmp_path))]
     assert orphans == sorted(name for name, *_, owner in expected if owner == "gone")
-    assert listing(tmp_path) == before
+    assert tree(tmp_path) == before
 
 
 # --- what is not a placeholder, or not here
@@ -335,10 +287,10 @@ def test_symlinks_named_like_placeholders_survive(tmp_path, tmp_path_factory) ->
     gone = dead_pid()
     (tmp_path / name_of(gone, 1)).symlink_to(outside)
     (tmp_path / name_of(gone, 2)).symlink_to(tmp_path / "nowhere")
-    before = listing(tmp_path)
+    before = tree(tmp_path)
     result = sweep(tmp_path)
     assert (result.removed, result.kept) == ([], [])
-    assert listing(tmp_path) == before
+    assert tree(tmp_path) == before
     assert outside.read_bytes() == b"precious"
 
 
@@ -363,20 +315,20 @@ def test_foreign_files_survive(tmp_path) -> None:
     directory.mkdir()
     (directory / "inside.bin").write_bytes(b"keep")
     os.mkfifo(tmp_path / name_of(gone, 4))
-    before = listing(tmp_path)
+    before = tree(tmp_path)
     result = sweep(tmp_path)
     assert result.removed == []
     assert [(p.name, p.pid, p.owner) for p in result.kept] == [(unknown, None, "unknown")]
-    assert listing(tmp_path) == before
+    assert tree(tmp_path) == before
 
 
 def test_subdirectories_are_not_swept(tmp_path) -> None:
     inner = tmp_path / "sub"
     inner.mkdir()
     (inner / name_of(dead_pid())).write_bytes(b"")
-    before = listing(tmp_path)
+    before = tree(tmp_path)
     assert sweep(tmp_path) == sweep_module.SweepResult([], [], False)
-    assert listing(tmp_path) == before
+    assert tree(tmp_path) == before
 
 
 def test_directory_that_is_a_symlink_is_refused(tmp_path) -> None:
@@ -388,7 +340,7 @@ def test_directory_that_is_a_symlink_is_refused(tmp_path) -> None:
         sweep(tmp_path / "link")
     with pytest.raises(OSError):
         scan(tmp_path / "link")
-    assert len(listing(real)) == 1
+    assert len(tree(real)) == 1
 
 
 def test_missing_or_non_directory(tmp_path) -> None:
@@ -408,15 +360,15 @@ def test_dry_run_removes_nothing_and_lists_what_would_go(tmp_path, own) -> None:
     for name in orphans:
         (tmp_path / name).write_bytes(b"")
     (tmp_path / "foreign.bin").write_bytes(b"")
-    before = listing(tmp_path)
+    before = tree(tmp_path)
     result = sweep(str(tmp_path), dry_run=True)
     assert result.dry_run
     assert [p.name for p in result.removed] == sorted(orphans)
     assert [p.path for p in result.removed] == [p.path for p in find_orphans(str(tmp_path))]
     assert [p.name for p in result.kept] == [os.path.basename(own.path)]
-    assert listing(tmp_path) == before
+    assert tree(tmp_path) == before
     assert [p.name for p in sweep(tmp_path).removed] == sorted(orphans)
-    assert listing(tmp_path) == sorted([os.path.basename(own.path), "foreign.bin"])
+    assert tree(tmp_path) == {os.path.basename(own.path), "foreign.bin"}
 
 
 # --- the checks right before unlinking
@@ -476,7 +428,7 @@ def test_a_file_removed_by_someone_else_meanwhile(tmp_path, monkeypatch) -> None
 
     monkeypatch.setattr(sweep_module.os, "unlink", racing_unlink)
     assert sweep(tmp_path) == sweep_module.SweepResult([], [], False)
-    assert listing(tmp_path) == []
+    assert tree(tmp_path) == set()
 
 
 def _put_symlink_to_the_orphan(path: Path, moved: Path) -> None:
@@ -524,5 +476,5 @@ def test_what_replaced_an_orphan_after_the_scan_is_kept(
     monkeypatch.setattr(sweep_module, "_scan", scan_then_replace)
     assert sweep(tmp_path) == sweep_module.SweepResult([], [], False)
     assert is_kind(os.lstat(path).st_mode)
-    assert listing(tmp_path) == sorted([path.name, "aside", os.path.join("aside", "orphan.bin")])
+    assert tree(tmp_path) == {path.name, "aside", os.path.join("aside", "orphan.bin")}
     assert moved.read_bytes() == b"orphan"
