@@ -15,6 +15,8 @@ from .deviations import Deviation, builtin_deviations_path, read_deviations
 from .fixtures import Blobs, placeholders
 from .report import (
     CLAUSES_PROPERTY,
+    DEVIATION_PREFIX,
+    NOT_APPLICABLE_PREFIX,
     Collector,
     Kind,
     Report,
@@ -22,11 +24,10 @@ from .report import (
     make_header,
     report_format,
 )
-from .spec import Spec, load_spec
+from .spec import PROFILES, Spec, load_spec
 
 __all__ = ["clause_ids"]
 
-PROFILES = ("core", "strict")
 _SMALL_BYTES = 4096
 _SPEC_KEY = pytest.StashKey[Spec]()
 _DEVIATIONS_KEY = pytest.StashKey[dict[str, Deviation]]()
@@ -132,7 +133,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         known = [deviations[t] for t in targets if t in deviations]
         if known:
             reason = "; ".join(f"{d.target}: {d.reason}" for d in known)
-            item.add_marker(pytest.mark.xfail(strict=True, reason=f"known deviation: {reason}"))
+            item.add_marker(pytest.mark.xfail(strict=True, reason=f"{DEVIATION_PREFIX}{reason}"))
         keep.append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
@@ -201,7 +202,7 @@ def _cordspec_applicable(request: pytest.FixtureRequest) -> None:
         for arg in mark.args:
             capability = Capability(arg)
             if capability not in implementation.capabilities:
-                pytest.skip(f"not applicable: {implementation.why_absent(capability)}")
+                pytest.skip(f"{NOT_APPLICABLE_PREFIX}{implementation.why_absent(capability)}")
 
 
 @pytest.fixture

@@ -31,7 +31,7 @@ from typing import Any
 import pytest
 
 from .api import Capability, Implementation
-from .spec import Clause, Profile, Spec
+from .spec import Clause, Profile, Spec, profiles_within
 
 __all__ = [
     "CLAUSES_PROPERTY",
@@ -312,7 +312,7 @@ class Verdict:
 
 def verdict(results: Iterable[ClauseResult], profile: Profile) -> Verdict:
     """The verdict for ``profile`` from clause results (clauses of other profiles are ignored)."""
-    wanted = ("core",) if profile == "core" else ("core", "strict")
+    wanted = profiles_within(profile)
     counts = dict.fromkeys(Status, 0)
     for result in results:
         if result.clause.profile in wanted and result.clause.keyword in REQUIRED:
@@ -591,7 +591,7 @@ class Report:
 def build_report(spec: Spec, header: Header, results: Sequence[Result]) -> Report:
     """The report for ``header.profile``: its clauses, and verdicts for core (and strict)."""
     clauses = clause_results(spec, header.profile, results)
-    chosen: tuple[Profile, ...] = ("core",) if header.profile == "core" else ("core", "strict")
+    chosen = profiles_within(header.profile)
     return Report(
         header=header,
         clauses=clauses,

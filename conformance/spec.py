@@ -59,10 +59,15 @@ class Spec:
 
     def in_profile(self, profile: Profile) -> list[Clause]:
         """The clauses a profile requires: core gives core clauses, strict gives core + strict."""
-        if profile not in PROFILES:
-            raise ValueError(f"unknown profile {profile!r}; expected one of {PROFILES}")
-        wanted = PROFILES[: PROFILES.index(profile) + 1]
+        wanted = profiles_within(profile)
         return [c for c in self.clauses.values() if c.profile in wanted]
+
+
+def profiles_within(profile: Profile) -> tuple[Profile, ...]:
+    """The profiles whose clauses ``profile`` requires: core is within strict."""
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}; expected one of {PROFILES}")
+    return PROFILES[: PROFILES.index(profile) + 1]
 
 
 @dataclass
