@@ -23,7 +23,9 @@ import hashlib
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Literal, TypeGuard
+from typing import TypeGuard
+
+from .spec import PROFILES, Profile
 
 __all__ = [
     "Blob",
@@ -38,7 +40,6 @@ __all__ = [
     "shard_tag",
 ]
 
-Profile = Literal["core", "strict"]
 Outcome = type[Exception] | None
 """What a step does: None for success, else the type of exception it raises."""
 
@@ -119,10 +120,6 @@ class Output:
     blobs: tuple[Blob, ...]
     pte: dict[str, Entry]
     external: dict[str, dict[str, Entry]]
-    source: int = field(default=0, compare=False)
-    """The ``id`` of the model it was taken from (0 for an output built by hand)."""
-    version: int = field(default=0, compare=False)
-    """The source's version when taken: the output is current while the version is unchanged."""
 
     @property
     def buffers(self) -> list[bytes]:
@@ -173,7 +170,7 @@ class Model:
     """Counts the changes of state; an output is current while it is unchanged."""
 
     def __post_init__(self) -> None:
-        if self.profile not in ("core", "strict"):
+        if self.profile not in PROFILES:
             raise ValueError(f"unknown profile {self.profile!r}")
 
     # -- reading -----------------------------------------------------------------------------
@@ -184,13 +181,7 @@ class Model:
             tuple(self.blobs),
             dict(self.pte),
             {tag: dict(entries) for tag, entries in self.external.items() if entries},
-            id(self),
-            self.version,
         )
-
-    def is_current(self, output: Output) -> bool:
-        """Whether ``output`` was taken from this model and nothing changed since."""
-        return output.source == id(self) and output.version == self.version
 
     def lookup(self, key: str) -> tuple[str | None, Entry] | None:
         """(tag or None, entry) of ``key``, or None when absent."""
