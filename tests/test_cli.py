@@ -474,8 +474,7 @@ def test_clause_lines() -> None:
     lines = clause_lines(clauses, 80)
     assert all(len(line) <= 80 for line in lines)
     for clause, line in zip(clauses, lines, strict=True):
-        assert line.startswith(f"{clause.id:<13}"[: len(clause.id)])
-        assert f"  {clause.keyword:<8}  {clause.profile:<6}  " in line
+        assert re.match(rf"{clause.id} +{clause.keyword} +{clause.profile} +\S", line), line
     assert (
         first_sentence("It MUST work, e.g. here.  Then more.\nMore.") == "It MUST work, e.g. here."
     )
@@ -488,8 +487,12 @@ def test_no_command_is_a_usage_error(tmp_path: Path) -> None:
     assert "usage: cordspec" in run.proc.stderr
 
 
-def test_main_in_process(capsys: pytest.CaptureFixture[str]) -> None:
+def test_main_in_process(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from conformance.cli import main
+
+    monkeypatch.setattr(sys, "path", list(sys.path))  # `run` puts the current directory on it
 
     assert main(["clauses", "--profile", "strict"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == len(SPEC.clauses)
