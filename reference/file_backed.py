@@ -146,7 +146,8 @@ def _remove_if_same(path: str, identity: tuple[int, int]) -> None:
     except FileNotFoundError:
         return
     if (st.st_dev, st.st_ino) == identity:
-        os.unlink(path)
+        with contextlib.suppress(FileNotFoundError):  # removed by someone else since the lstat
+            os.unlink(path)
 
 
 def _unregister(identity: tuple[int, int]) -> None:
@@ -156,7 +157,12 @@ def _unregister(identity: tuple[int, int]) -> None:
 
 def _owner_of(identity: tuple[int, int]) -> FileBackedData | None:
     with _owners_lock:
-        ref = _owners.get(identity)
+        return _live_owner(identity)
+
+
+def _live_owner(identity: tuple[int, int]) -> FileBackedData | None:
+    """The open object that owns the file ``identity``, if any; ``_owners_lock`` is held."""
+    ref = _owners.get(identity)
     owner = ref() if ref is not None else None
     return owner if owner is not None and not owner.closed else None
 
@@ -189,9 +195,8 @@ class FileBackedData:
         self._finalizer: weakref.finalize[[str, tuple[int, int], int], FileBackedData] | None = None
         if owner:
             with _owners_lock:
-                ref = _owners.get(self._identity)
-                current = ref() if ref is not None else None
-                if current is not None and not current.closed:
+                current = _live_owner(self._identity)
+                if current is not None:
                     raise ValueError(f"{path!r} is already owned by {current!r}")
                 _owners[self._identity] = weakref.ref(self)
             self._finalizer = weakref.finalize(self, _release, path, self._identity, self._pid)

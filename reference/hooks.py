@@ -113,15 +113,20 @@ def lower_all_submodules_to_backend(
 
 def is_low_memory_mode(compile_specs: Iterable[CompileSpec]) -> bool:
     """The one reading of the ``low_memory_mode`` spec: ON or OFF (any case), absent means OFF."""
-    values = {
-        spec.value.decode("utf-8").upper() for spec in compile_specs if spec.key == LOW_MEMORY_MODE
-    }
+    values = {_mode(spec.value) for spec in compile_specs if spec.key == LOW_MEMORY_MODE}
     invalid = values - {"ON", "OFF"}
     if invalid:
         raise ValueError(f"Invalid {LOW_MEMORY_MODE}: {sorted(invalid)}. Expected 'ON' or 'OFF'.")
     if len(values) > 1:
         raise ValueError(f"Conflicting {LOW_MEMORY_MODE} compile specs: {sorted(values)}")
     return values == {"ON"}
+
+
+def _mode(value: bytes) -> str:
+    try:
+        return value.decode("utf-8").upper()
+    except UnicodeDecodeError:  # not text at all: named as the bytes it is
+        raise ValueError(f"Invalid {LOW_MEMORY_MODE}: {value!r}. Expected 'ON' or 'OFF'.") from None
 
 
 class WeightsBlobPath(str):

@@ -424,3 +424,31 @@ def test_a_sink_that_takes_nothing_is_an_eio(make_file: MakeFile) -> None:
     blob = FileBackedData(str(make_file("blob.bin", b"0123456789")))
     raised = _raised(OSError, lambda: blob.write_to_file(_TakesNothing()))
     assert (raised.errno, raised.strerror) == (errno.EIO, "the output accepted none of 10 bytes")
+
+
+def test_a_low_memory_mode_that_is_no_text_is_named_as_bytes() -> None:
+    """HOOK-LOW-3: a value that does not decode is a ValueError naming the bytes, not a bare
+    UnicodeDecodeError."""
+    message = _message(
+        lambda: is_low_memory_mode([CompileSpec(LOW_MEMORY_MODE, b"\xffON")]), ValueError
+    )
+    assert message == "Invalid low_memory_mode: b'\\xffON'. Expected 'ON' or 'OFF'."
+
+
+def test_close_after_someone_else_removed_the_file_is_no_error(
+    make_file: MakeFile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FBD-CLOSE-6: the owned file vanishing between close's check and its unlink is no error."""
+    blob = FileBackedData.move_from(str(make_file("blob.bin", b"data")))
+    real_lstat = os.lstat
+
+    def lstat_then_vanish(path: Any) -> os.stat_result:
+        st = real_lstat(path)
+        os.unlink(path)  # another process removes the file right after the check
+        return st
+
+    monkeypatch.setattr(file_backed.os, "lstat", lstat_then_vanish)
+    blob.close()
+    monkeypatch.undo()
+    assert blob.closed
+    assert not os.path.exists(blob.path)
