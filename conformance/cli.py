@@ -22,7 +22,7 @@ from . import suite
 from .adapters import load_implementation, selected_spec
 from .api import ImplementationError
 from .deviations import read_deviations
-from .report import report_format
+from .report import clause_columns, fit, report_format
 from .spec import PROFILES, Clause, SpecError, load_spec
 
 __all__ = ["main", "pytest_args"]
@@ -178,17 +178,13 @@ def first_sentence(text: str) -> str:
     return _SENTENCE_END.split(flat, maxsplit=1)[0]
 
 
-def _fit(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: max(width - 3, 0)] + "..."
-
-
 def clause_lines(clauses: Sequence[Clause], width: int) -> list[str]:
     """One line per clause: id, keyword, profile, first sentence truncated to ``width``."""
     id_width = max((len(c.id) for c in clauses), default=0)
     lines = []
     for c in clauses:
-        start = f"{c.id:<{id_width}}  {c.keyword:<8}  {c.profile:<6}  "
-        lines.append(start + _fit(first_sentence(c.text), max(width - len(start), 20)))
+        start = clause_columns(c, id_width)
+        lines.append(start + fit(first_sentence(c.text), max(width - len(start), 20)))
     return lines
 
 

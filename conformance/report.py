@@ -392,11 +392,17 @@ def make_header(
     )
 
 
-def _fit(text: str, width: int) -> str:
+def fit(text: str, width: int) -> str:
+    """``text`` on one line, cut to ``width`` characters with "..." where it is cut."""
     text = " ".join(text.split())
     if len(text) <= width:
         return text
     return text[: max(width - 3, 0)] + "..." if width >= 3 else text[:width]
+
+
+def clause_columns(clause: Clause, id_width: int) -> str:
+    """The start of a clause's row in a terminal listing: id, keyword and profile, aligned."""
+    return f"{clause.id:<{id_width}}  {clause.keyword:<8}  {clause.profile:<6}  "
 
 
 def _cell(text: str) -> str:
@@ -456,16 +462,13 @@ class Report:
         status_width = max(len(s.value) for s in Status)
         rows = []
         for c in self.clauses:
-            row = (
-                f"{c.clause.id:<{id_width}}  {c.clause.keyword:<8}  {c.clause.profile:<6}  "
-                f"{c.status.value:<{status_width}}"
-            )
+            row = clause_columns(c.clause, id_width) + f"{c.status.value:<{status_width}}"
             reason = c.reason
             failed = next((t for t in c.tests if t.outcome is Outcome.FAILED), None)
             if c.status is Status.FAILED and failed is not None:  # the test's name, not its path
                 reason = f"{failed.nodeid.rpartition('::')[2]}: {failed.reason}"
             if reason:
-                row = f"{row}  {_fit(reason, width - len(row) - 2)}"
+                row = f"{row}  {fit(reason, width - len(row) - 2)}"
             rows.append(row.rstrip())
         return rows
 
