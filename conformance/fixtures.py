@@ -21,12 +21,15 @@ __all__ = [
     "PREFIX",
     "Blobs",
     "State",
+    "buffer_ids",
+    "close_all",
     "close_each",
     "content",
     "duplicate_message",
     "fresh",
     "output_state",
     "placeholders",
+    "real_sha256",
     "sha",
     "snapshot",
     "sparse",
@@ -39,7 +42,7 @@ PLACEHOLDER_GLOB = ".executorch_*.data"
 PREFIX = b"P" * 32
 """A common first 32 bytes: blobs starting with it and of equal length share a fingerprint."""
 
-_real_sha256 = hashlib.sha256  # taken at import: tests replace hashlib.sha256 to count hashing
+real_sha256 = hashlib.sha256  # taken at import: tests replace hashlib.sha256 to count hashing
 
 
 def placeholders(directory: Path) -> list[Path]:
@@ -91,9 +94,7 @@ class Blobs:
 
     def close_all(self) -> None:
         """Close every tracked object, newest first; errors of one don't stop the others."""
-        errors = close_each(self._made)
-        if errors:
-            raise errors[0]
+        close_all(self._made)
 
 
 def close_each(made: list[FileBackedData]) -> list[BaseException]:
@@ -106,6 +107,13 @@ def close_each(made: list[FileBackedData]) -> list[BaseException]:
         except Exception as exc:  # the caller decides what to raise
             errors.append(exc)
     return errors
+
+
+def close_all(made: list[FileBackedData]) -> None:
+    """:func:`close_each`, then raise the first error, if any."""
+    errors = close_each(made)
+    if errors:
+        raise errors[0]
 
 
 def sparse(path: Path, size: int, head: bytes = b"", tail: bytes = b"") -> Path:
@@ -123,7 +131,7 @@ def sparse(path: Path, size: int, head: bytes = b"", tail: bytes = b"") -> Path:
 
 def zeros_digest(size: int, head: bytes = b"", tail: bytes = b"") -> bytes:
     """SHA-256 of what :func:`sparse` writes, without holding the zeros in memory."""
-    digest = _real_sha256(head)
+    digest = real_sha256(head)
     chunk = bytes(1 << 20)
     left = size - len(head) - len(tail)
     while left:
@@ -136,7 +144,7 @@ def zeros_digest(size: int, head: bytes = b"", tail: bytes = b"") -> bytes:
 
 def sha(data: bytes) -> bytes:
     """SHA-256 of ``data``, by the real ``hashlib.sha256`` even while a test has replaced it."""
-    return _real_sha256(data).digest()
+    return real_sha256(data).digest()
 
 
 def fresh(data: bytes) -> bytes:
@@ -175,6 +183,11 @@ def output_state(out: NamedDataStoreOutput) -> State:
         tuple((tag, _entries(entries)) for tag, entries in out.external_data.items()),
         tuple(out.buffers),
     )
+
+
+def buffer_ids(store: NamedDataStore) -> list[int]:
+    """The identities of the buffers of a fresh output of ``store``, in order."""
+    return [id(b) for b in store.get_named_data_store_output().buffers]
 
 
 def state(store: NamedDataStore) -> State:

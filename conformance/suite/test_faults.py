@@ -25,27 +25,20 @@ import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem
 
 from conformance.api import FileBackedData, Implementation
-from conformance.fixtures import Blobs, placeholders, snapshot
+from conformance.fixtures import Blobs, close_all, placeholders, snapshot
 
 clause = pytest.mark.clause
 
 DATA = hashlib.sha256(b"weights").digest() * 4096  # 128 KiB, no two 32-byte blocks alike in a row
+"""Blob contents: larger than one small read, so a fault can land part-way."""
+FAULT_AFTER = 4096
+"""Bytes a faulty file delivers before its reads fail."""
 
 
 def _digest(data: bytes) -> tuple[int, str]:
     """Length and SHA-256 of ``data``: compared instead of the bytes, whose diff by pytest (difflib)
     takes quadratic time when a broken implementation gets them wrong."""
     return len(data), hashlib.sha256(data).hexdigest()
-
-
-"""Blob contents: larger than one small read, so a fault can land part-way."""
-FAULT_AFTER = 4096
-"""Bytes a faulty file delivers before its reads fail."""
-
-
-def _close_all(made: list[FileBackedData]) -> None:
-    while made:
-        made.pop().close()
 
 
 def _fake_listing(directory: str) -> list[str]:
@@ -80,7 +73,7 @@ class TestFullDisk:
                 assert len(blob) == len(DATA)
                 assert blob.to_bytes() == DATA
         finally:
-            _close_all(made)
+            close_all(made)
 
     @clause("FBD-MOVE-4", "FBD-MOVE-5", "FBD-FAULT-1")
     def test_no_room_for_the_placeholder(
@@ -128,7 +121,7 @@ class TestFullDisk:
             assert blob.sha256() == hashlib.sha256(DATA).digest()
             source = impl.path_of(blob)
         finally:
-            _close_all(made)
+            close_all(made)
         assert os.path.exists(source) != owned
 
     @clause("FBD-FAULT-1")
@@ -151,7 +144,7 @@ class TestFullDisk:
             fs.set_disk_usage(10 * len(DATA))
             assert bytes(cord) == b"header" + DATA + b"trailer"
         finally:
-            _close_all(made)
+            close_all(made)
         assert _digest(_fake_bytes("/data/src.bin")) == _digest(DATA)
 
     @clause("FBD-FAULT-1", "CORD-WRITE-1")
@@ -168,7 +161,7 @@ class TestFullDisk:
             with open("/out/model.pte", "wb") as out:
                 cord.write_to_file(out)
         finally:
-            _close_all(made)
+            close_all(made)
         assert _digest(_fake_bytes("/out/model.pte")) == _digest(b"header" + DATA)
 
 

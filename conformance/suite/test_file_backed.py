@@ -10,14 +10,13 @@ import io
 import os
 import pickle
 import re
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from conformance.api import FileBackedData, Implementation
+from conformance.child import child_script, run_child
 from conformance.fixtures import Blobs, sparse, zeros_digest
 from conformance.measure import (
     BIG,
@@ -30,6 +29,11 @@ from conformance.measure import (
 )
 
 clause = pytest.mark.clause
+
+_BORROWED_EXIT_CHILD = child_script(r"""
+blob = impl.FileBackedData(os.path.join(directory, case))
+assert len(blob) == 24  # left open: the exit backstop runs with the blob alive
+""")
 
 Op = Callable[[FileBackedData, io.BytesIO], object]
 Copier = Callable[[FileBackedData], FileBackedData]
@@ -144,23 +148,9 @@ class TestConstruction:
     @clause("FBD-INIT-2")
     @pytest.mark.requires("subprocess")
     def test_borrowed_file_survives_exit(self, impl: Implementation, blobs: Blobs) -> None:
-        assert impl.spec is not None
         path = blobs.file(b"outlives the interpreter")
-        child = (
-            "import sys\n"
-            "from conformance.adapters import load_implementation\n"
-            "impl = load_implementation(sys.argv[1])\n"
-            "blob = impl.FileBackedData(sys.argv[2])\n"
-            "assert len(blob) == 24\n"  # left open: the exit backstop runs with the blob alive
-        )
-        done = subprocess.run(
-            [sys.executable, "-c", child, impl.spec, str(path)],
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
+        run = run_child(impl, _BORROWED_EXIT_CHILD, path.parent, path.name)
+        assert run.returncode == 0, run.stderr
         assert path.read_bytes() == b"outlives the interpreter"
 
     @clause("FBD-INIT-3")

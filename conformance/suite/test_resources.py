@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from conformance.api import Implementation, NamedDataStore
-from conformance.fixtures import Blobs, zeros_digest
+from conformance.api import Implementation
+from conformance.fixtures import Blobs, buffer_ids, real_sha256, zeros_digest
 from conformance.measure import (
     MEMORY_BOUND,
     PREFIX_READ_BOUND,
@@ -28,19 +28,12 @@ from conformance.measure import (
 
 clause = pytest.mark.clause
 
-BIG = 256 * MiB
+HUGE = 256 * MiB
 """A blob far larger than MEMORY_BOUND."""
 COPY_BOUND = 4 * MiB
-"""Peak traced memory allowed while deduplicating ``bytes`` blobs of BIG bytes: no copy of them."""
+"""Peak traced memory allowed while deduplicating ``bytes`` blobs of HUGE bytes: no copy of them."""
 HEAD = b"H" * 32
 """A common first 32 bytes: blobs of one length starting with it share a fingerprint."""
-
-_real_sha256 = hashlib.sha256
-
-
-def buffers(store: NamedDataStore) -> list[int]:
-    return [id(b) for b in store.get_named_data_store_output().buffers]
-
 
 # --------------------------------------------------------------------------------------------
 # Memory
@@ -49,20 +42,20 @@ def buffers(store: NamedDataStore) -> list[int]:
 class TestMemory:
     @clause("NDS-DEDUP-11", "FBD-HASH-3")
     def test_confirming_a_match_of_large_files(self, impl: Implementation, blobs: Blobs) -> None:
-        stored = blobs.wrap(blobs.sparse(BIG, HEAD, b"A"))
-        new = blobs.wrap(blobs.sparse(BIG, HEAD, b"B"))
+        stored = blobs.wrap(blobs.sparse(HUGE, HEAD, b"A"))
+        new = blobs.wrap(blobs.sparse(HUGE, HEAD, b"B"))
         store = impl.NamedDataStore()
         store.add_named_data("stored", stored)
         peak = peak_memory(lambda: store.add_named_data("new", new, 1, "weights"))
-        assert buffers(store) == [id(stored), id(new)]
-        assert peak < MEMORY_BOUND, f"confirming a match of {BIG}-byte files held {peak} bytes"
-        assert new.sha256() == zeros_digest(BIG, HEAD, b"B")
+        assert buffer_ids(store) == [id(stored), id(new)]
+        assert peak < MEMORY_BOUND, f"confirming a match of {HUGE}-byte files held {peak} bytes"
+        assert new.sha256() == zeros_digest(HUGE, HEAD, b"B")
 
     @clause("NDS-DEDUP-11")
     def test_a_re_added_key_and_merges_of_large_files(
         self, impl: Implementation, blobs: Blobs
     ) -> None:
-        path = blobs.sparse(BIG, HEAD, b"A")
+        path = blobs.sparse(HUGE, HEAD, b"A")
         first, again = blobs.wrap(path), blobs.wrap(path)  # equal contents, two objects
         store = impl.NamedDataStore()
         store.add_named_data("weights", first)
@@ -75,12 +68,12 @@ class TestMemory:
             store.merge_named_data_store(output)
 
         peak = peak_memory(re_add_and_merge)
-        assert buffers(store) == [id(first)]
-        assert peak < MEMORY_BOUND, f"re-adding and merging {BIG}-byte files held {peak} bytes"
+        assert buffer_ids(store) == [id(first)]
+        assert peak < MEMORY_BOUND, f"re-adding and merging {HUGE}-byte files held {peak} bytes"
 
     @clause("NDS-DEDUP-11")
     def test_bytes_blobs_are_not_copied(self, impl: Implementation) -> None:
-        size = BIG // 4
+        size = HUGE // 4
         blobs = [HEAD + bytes(size - 33) + tail for tail in (b"A", b"B", b"A")]
         store = impl.NamedDataStore()
 
@@ -91,14 +84,14 @@ class TestMemory:
             impl.NamedDataStore().merge_named_data_store(store.get_named_data_store_output())
 
         peak = peak_memory(add_all)
-        assert buffers(store) == [id(blobs[0]), id(blobs[1])]
+        assert buffer_ids(store) == [id(blobs[0]), id(blobs[1])]
         assert peak < COPY_BOUND, f"deduplicating {size}-byte bytes blobs held {peak} bytes"
 
     @clause("FBD-WRITE-2")
     def test_writing_into_a_real_file(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path
     ) -> None:
-        blob = blobs.wrap(blobs.sparse(BIG, HEAD, b"end"))
+        blob = blobs.wrap(blobs.sparse(HUGE, HEAD, b"end"))
         target = tmp_path / "out.bin"
 
         def write() -> None:
@@ -109,19 +102,19 @@ class TestMemory:
 
         try:
             peak = peak_memory(write)
-            assert target.stat().st_size == BIG + 2
+            assert target.stat().st_size == HUGE + 2
             with target.open("rb") as written:
-                written.seek(BIG - 2)
+                written.seek(HUGE - 2)
                 assert written.read() == b"end>"
         finally:
             target.unlink(missing_ok=True)  # gone before its pages are ever written back
-        assert peak < MEMORY_BOUND, f"writing {BIG} bytes into a file held {peak} bytes"
+        assert peak < MEMORY_BOUND, f"writing {HUGE} bytes into a file held {peak} bytes"
 
     @clause("CORD-WRITE-2")
     def test_a_cord_of_large_pieces(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path
     ) -> None:
-        half = BIG // 2
+        half = HUGE // 2
         cord = impl.Cord(b"header")
         for tail in (b"1", b"2"):
             cord.append(blobs.wrap(blobs.sparse(half, HEAD, tail)))
@@ -137,7 +130,7 @@ class TestMemory:
             assert target.stat().st_size == len(cord) == 6 + 2 * (half + 1)
         finally:
             target.unlink(missing_ok=True)
-        assert peak < MEMORY_BOUND, f"writing a Cord of {BIG} bytes held {peak} bytes"
+        assert peak < MEMORY_BOUND, f"writing a Cord of {HUGE} bytes held {peak} bytes"
 
 
 # --------------------------------------------------------------------------------------------
@@ -156,7 +149,7 @@ class TestReads:
         with bytes_read() as read:
             for i, blob in enumerate(files):
                 store.add_named_data(f"k{i}", blob, 1, "weights" if i % 2 else None)
-        assert buffers(store) == [id(f) for f in files]
+        assert buffer_ids(store) == [id(f) for f in files]
         assert read[0] < count * PREFIX_READ_BOUND, (
             f"adding {count} unmatched files of {size} bytes read {read[0]} bytes"
         )
@@ -184,7 +177,7 @@ class TestReads:
             f"{count} colliding files of {size} bytes, re-added and merged: {read[0]} bytes read, "
             f"more than one full read of each (about {count * size})"
         )
-        assert buffers(store) == [id(f) for f in files]
+        assert buffer_ids(store) == [id(f) for f in files]
 
     @clause("FBD-MOVE-7", "NDS-DEDUP-10")
     def test_supplied_digests_are_never_recomputed(
@@ -209,7 +202,7 @@ class TestReads:
         assert read[0] < 6 * 4 * PREFIX_READ_BOUND, (
             f"blobs with supplied digests were read: {read[0]} bytes"
         )
-        assert buffers(store) == [id(moved[0]), id(moved[1])]
+        assert buffer_ids(store) == [id(moved[0]), id(moved[1])]
 
 
 # --------------------------------------------------------------------------------------------
@@ -225,7 +218,7 @@ class Hashed:
     def __call__(self, data: Any = b"", **kwargs: Any) -> Any:
         if isinstance(data, bytes):
             self.objects[id(data)] += 1
-        real = _real_sha256(data, **kwargs)
+        real = real_sha256(data, **kwargs)
         hashed = self
 
         class Counting:
@@ -276,4 +269,4 @@ class TestHashing:
         by_other = {i: hashed.objects[id(b)] for i, b in enumerate(blobs)}
         assert max(by_store.values()) <= 1, f"times each blob was hashed by a store: {by_store}"
         assert max(by_other.values()) <= 1, f"times each blob was hashed by merges: {by_other}"
-        assert buffers(store) == [id(b) for b in blobs[:3]]
+        assert buffer_ids(store) == [id(b) for b in blobs[:3]]
