@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .api import DataEntry, FileBackedData, Implementation, NamedDataStore, NamedDataStoreOutput
+from .model import duplicate_key_message
 
 Entry = tuple[str, int, int, object]
 
@@ -154,10 +155,7 @@ def fresh(data: bytes) -> bytes:
 
 def duplicate_message(key: str, existing: int, new: int, *, whole: bool = True) -> str:
     """The exact NDS-KEY-3 message as a regex: the whole message, or a prefix if not ``whole``."""
-    message = (
-        f"Duplicate key {key} with different data. Existing data size: {existing} bytes. "
-        f"New data size: {new} bytes."
-    )
+    message = duplicate_key_message(key, existing, new)
     return "^" + re.escape(message) + (r"\Z" if whole else "")
 
 
@@ -210,8 +208,12 @@ def snapshot(store: Any) -> tuple[object, ...]:
 
 
 def content(buffer: bytes | FileBackedData) -> bytes:
-    """The bytes of a buffer, whichever its representation."""
-    return buffer if isinstance(buffer, bytes) else buffer.to_bytes()
+    """The bytes of a buffer, whichever its representation (checked to be ``bytes``)."""
+    if isinstance(buffer, bytes):
+        return buffer
+    data = buffer.to_bytes()
+    assert isinstance(data, bytes), f"to_bytes() returned {type(data).__name__}"
+    return data
 
 
 def tree(directory: Path) -> set[str]:

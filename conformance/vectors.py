@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .api import DataEntry, FileBackedData, Implementation
-from .fixtures import close_each, placeholders
+from .fixtures import close_each, content, placeholders
 
 if sys.version_info >= (3, 11):
     from importlib.resources.abc import Traversable
@@ -32,7 +32,6 @@ __all__ = [
     "Vector",
     "VectorFailure",
     "blob_contents",
-    "contents",
     "describe",
     "load_schema",
     "load_vectors",
@@ -195,15 +194,6 @@ def _check_outcome(
 # -- replay against an implementation ------------------------------------------------------------
 
 
-def contents(buffer: object) -> bytes:
-    """A buffer's contents (a file-backed one is read), checked to be ``bytes``."""
-    if isinstance(buffer, bytes):
-        return buffer
-    data = buffer.to_bytes()  # type: ignore[attr-defined]  # any FileBackedData; bytes returned above
-    assert isinstance(data, bytes), f"to_bytes() returned {type(data).__name__}"
-    return data
-
-
 def _entries_of(where: str, actual: Mapping[str, DataEntry], expected: Mapping[str, Json]) -> None:
     if set(actual) != set(expected):
         raise VectorFailure(f"{where}: keys {sorted(actual)} != expected {sorted(expected)}")
@@ -287,7 +277,7 @@ class _Run:
                     want_data = blob_contents(self.vector.data["blobs"][want])
                 else:
                     want_data = blob_contents(want)
-                if contents(buffer) != want_data:
+                if content(buffer) != want_data:
                     raise VectorFailure(f"{where}: buffer {index} does not hold its contents")
         if "pte" in check:
             _entries_of(f"{where} pte_data", out.pte_data, check["pte"])

@@ -44,13 +44,12 @@ from hypothesis.stateful import (
 
 from conformance import hypothesis_profiles
 from conformance.api import Capability, DataEntry, FileBackedData, Implementation
-from conformance.fixtures import PREFIX, State, close_each, output_state, placeholders
+from conformance.fixtures import PREFIX, State, close_each, content, output_state, placeholders
 from conformance.model import Blob, Entry, ExactValueError, Model, Output, Profile, Unspecified
 from conformance.vectors import (
     Vector,
     VectorFailure,
     check_of,
-    contents,
     describe,
     dumps,
     expectation,
@@ -289,7 +288,7 @@ class StoreMachine(RuleBasedStateMachine):
         for buffer in out.buffers:
             label = self._label_of(buffer)
             digest = self.by_name[label].digest if label is not None else None
-            blobs.append(Blob(contents(buffer), label, digest))
+            blobs.append(Blob(content(buffer), label, digest))
         return Output(
             tuple(blobs),
             {k: _model_entry(e) for k, e in out.pte_data.items()},
@@ -527,7 +526,7 @@ class StoreMachine(RuleBasedStateMachine):
             other = self.read_output(record.obj)
             note(f"  ({record.name} is not current: merging what it holds now)")
         shape = output_state(record.obj)
-        held = [contents(b) for b in record.obj.buffers]
+        held = [content(b) for b in record.obj.buffers]
         model = self.models[store]
         sources = {key: other.blobs[e.buffer].contents for key, _, e in other.entries()}
         self._step(
@@ -542,7 +541,7 @@ class StoreMachine(RuleBasedStateMachine):
         assert output_state(record.obj) == shape, (
             f"merging {record.name} changed its list or maps (NDS-MERGE-2)"
         )
-        assert [contents(b) for b in record.obj.buffers] == held, (
+        assert [content(b) for b in record.obj.buffers] == held, (
             f"merging {record.name} changed the contents of its buffers (NDS-MERGE-3)"
         )
 
@@ -584,7 +583,7 @@ class StoreMachine(RuleBasedStateMachine):
     def compare(self, where: str, out: Any, expected: Output) -> None:
         """An implementation's output against the model's."""
         buffers = list(out.buffers)
-        held = [contents(b) for b in buffers]
+        held = [content(b) for b in buffers]
         assert len(set(held)) == len(held), (
             f"{where}: two buffers hold equal contents (NDS-DEDUP-1): {[_show(h) for h in held]}"
         )
