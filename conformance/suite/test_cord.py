@@ -9,6 +9,7 @@ import pytest
 
 from conformance.api import Implementation
 from conformance.fixtures import Blobs
+from conformance.measure import BIG, READ_BOUND, bytes_read
 
 clause = pytest.mark.clause
 
@@ -27,6 +28,11 @@ class TestConstruction:
         blob = blobs.moved(b"file piece")
         assert (len(impl.Cord(b"bytes")), bytes(impl.Cord(b"bytes"))) == (5, b"bytes")
         assert (len(impl.Cord(blob)), bytes(impl.Cord(blob))) == (10, b"file piece")
+        big = blobs.wrap(blobs.sparse(BIG))
+        with bytes_read() as read:
+            cord = impl.Cord(big)
+        assert read[0] < READ_BOUND, f"Cord(piece) read {read[0]} bytes of a {BIG}-byte file"
+        assert len(cord) == BIG
 
     @clause("CORD-INIT-3")
     def test_from_cord_is_a_snapshot(self, impl: Implementation) -> None:
@@ -46,6 +52,12 @@ class TestAppend:
         cord.append(blobs.moved(b"FileBacked"))
         cord.append(b"")
         assert (len(cord), bytes(cord)) == (16, b"PrefixFileBacked")
+        big = impl.Cord(b"Prefix")
+        big.append(blobs.wrap(blobs.sparse(BIG)))
+        with bytes_read() as read:
+            length = len(big)
+        assert length == 6 + BIG
+        assert read[0] < READ_BOUND, f"len(cord) read {read[0]} bytes of a {BIG}-byte file"
 
     @clause("CORD-APPEND-2")
     def test_cord(self, impl: Implementation, blobs: Blobs) -> None:
