@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -24,10 +23,10 @@ from typing import Any
 import pytest
 
 from conformance import suite
+from tests.impls.suite_map import REPO, subprocess_env
 from tests.mutants import breaks, mutant_names
 from tests.mutants._select import MAP_VARIABLE, PROFILE, VARIABLE
 
-REPO = Path(__file__).resolve().parents[1]
 SUITE = Path(suite.__file__).parent
 SELECT = "tests.mutants._select"
 TIMEOUT = 600
@@ -55,19 +54,11 @@ class Run:
         return f"exit {self.returncode}; failed clauses {self.failed()}\n{tail}"
 
 
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    env.pop("CORDSPEC_IMPL", None)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
-    env.update(extra)
-    return env
-
-
 def _cordspec(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "conformance", *args],
         cwd=REPO,
-        env=_env(**env),
+        env=subprocess_env(**env),
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
