@@ -452,3 +452,72 @@ def test_close_after_someone_else_removed_the_file_is_no_error(
     monkeypatch.undo()
     assert blob.closed
     assert not os.path.exists(blob.path)
+
+
+def test_move_from_names_a_source_that_is_no_regular_file(tmp_path: Path) -> None:
+    """FBD-INIT-5/FBD-MOVE-8 through move_from: the FIFO's own path is named."""
+    os.mkfifo(tmp_path / "fifo")
+    fifo = str(tmp_path / "fifo")
+    assert _message(lambda: FileBackedData.move_from(fifo), ValueError) == (
+        f"not a regular file: {fifo!r}"
+    )
+
+
+def _replace_then(
+    monkeypatch: pytest.MonkeyPatch, after: Callable[[str, str], None]
+) -> list[tuple[str, str]]:
+    """Make move_from's first os.replace really rename, then run ``after``; record every call."""
+    real_replace = os.replace
+    calls: list[tuple[str, str]] = []
+
+    def replace(src: Any, dst: Any) -> None:
+        calls.append((str(src), str(dst)))
+        real_replace(src, dst)
+        if len(calls) == 1:
+            after(str(src), str(dst))
+
+    monkeypatch.setattr(file_backed.os, "replace", replace)
+    return calls
+
+
+def test_an_interruption_after_the_rename_puts_the_source_back(
+    make_file: MakeFile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FBD-MOVE-5: a KeyboardInterrupt landing after the rename renames the data back."""
+    source = make_file("blob.bin", b"the user's weights")
+
+    def interrupt(src: str, dst: str) -> None:
+        raise KeyboardInterrupt
+
+    calls = _replace_then(monkeypatch, interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        FileBackedData.move_from(str(source))
+    monkeypatch.undo()
+    assert source.read_bytes() == b"the user's weights"
+    assert calls[1] == (calls[0][1], str(source))
+    assert [p.name for p in source.parent.iterdir()] == ["blob.bin"]
+
+
+def test_a_source_replaced_while_moved_is_refused_and_put_back(
+    make_file: MakeFile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FBD-MOVE-5: another file taking the placeholder's name right after the rename is named
+    in a FileChangedError, and what sits there is renamed back to the source's name."""
+    source = make_file("blob.bin", b"the user's weights")
+
+    def swap(src: str, dst: str) -> None:
+        other = Path(dst).with_name("other.bin")  # made while the moved file lives: another inode
+        other.write_bytes(b"someone else's")
+        os.rename(other, dst)
+
+    calls = _replace_then(monkeypatch, swap)
+    raised = _raised(FileChangedError, lambda: FileBackedData.move_from(str(source)))
+    monkeypatch.undo()
+    assert (raised.errno, raised.strerror, raised.filename) == (
+        errno.ESTALE,
+        "the source was replaced while it was being moved",
+        str(source),
+    )
+    assert calls[1] == (calls[0][1], str(source))
+    assert source.read_bytes() == b"someone else's"
+    assert [p.name for p in source.parent.iterdir()] == ["blob.bin"]
