@@ -1,5 +1,23 @@
-"""cordspec conformance suite: the spec parser, and tests any implementation can be run against."""
+"""cordspec's conformance suite, by audience.
 
-from conformance.spec import Clause, Spec, SpecError, load_spec
+- The implementer's door: :mod:`conformance.api` (the typed interface, :class:`Implementation`) and
+  :mod:`conformance.adapters` (the built-in adapters and the loader of ``--impl``).
+- The runner: :mod:`conformance.run` (the ``cordspec`` CLI, the pytest plugin, the report, the
+  deviations file and the parser of SPEC.md).
+- The harness: :mod:`conformance.harness` (helpers shared by the tests, I/O and memory counters,
+  child processes, the executable model, the vectors, the Hypothesis profiles).
+- The tests: :mod:`conformance.suite`.
+"""
 
-__all__ = ["Clause", "Spec", "SpecError", "load_spec"]
+from conformance.api import Capability, Implementation, ImplementationError
+from conformance.run.spec import Clause, Spec, SpecError, load_spec
+
+__all__ = [
+    "Capability",
+    "Clause",
+    "Implementation",
+    "ImplementationError",
+    "Spec",
+    "SpecError",
+    "load_spec",
+]

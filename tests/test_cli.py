@@ -22,8 +22,8 @@ import jsonschema
 import pytest
 
 import reference
-from conformance.cli import clause_lines, first_sentence, pytest_args
-from conformance.spec import Profile, load_spec
+from conformance.run.cli import clause_lines, first_sentence, pytest_args
+from conformance.run.spec import Profile, load_spec
 from tests.impls.suite_map import REPO, SuiteTest, collect_suite, keyword_for, subprocess_env
 
 pytestmark = pytest.mark.meta  # runs the suite in child processes: tox -e meta
@@ -490,7 +490,7 @@ def test_no_command_is_a_usage_error(tmp_path: Path) -> None:
 def test_main_in_process(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from conformance.cli import main
+    from conformance.run.cli import main
 
     monkeypatch.setattr(sys, "path", list(sys.path))  # `run` puts the current directory on it
 

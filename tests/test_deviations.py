@@ -1,4 +1,4 @@
-"""Tests of the deviation file parser (conformance.deviations)."""
+"""Tests of the deviation file parser (conformance.run.deviations)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.deviations import (
+from conformance.run.deviations import (
     Deviation,
     builtin_deviations_path,
     parse_deviations,

@@ -1,5 +1,5 @@
-"""conformance.measure: where the bytes-read counters cannot be had, a test is untested, never
-"not applicable" (which would let the verdict pass without the clause being checked)."""
+"""conformance.harness.measure: where the bytes-read counters cannot be had, a test is untested,
+never "not applicable" (which would let the verdict pass without the clause being checked)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import measure
+from conformance.harness import measure
 
 
 def _no_proc(self: Path, *args: object, **kwargs: object) -> str:

@@ -107,7 +107,7 @@ def test_there_are_enough_mutants() -> None:
 
 @pytest.mark.parametrize("name", MUTANTS)
 def test_mutant_docstring_names_known_clauses(name: str) -> None:
-    from conformance.spec import load_spec
+    from conformance.run.spec import load_spec
 
     named = breaks(name)
     unknown = [c for c in named if c not in load_spec().clauses]

@@ -21,7 +21,7 @@ import jsonschema
 import pytest
 
 from conformance.adapters import load_implementation
-from conformance.vectors import Vector, VectorFailure, load_schema, replay, replay_model
+from conformance.harness.vectors import Vector, VectorFailure, load_schema, replay, replay_model
 
 pytestmark = pytest.mark.meta  # runs the suite in child processes: tox -e meta
 

@@ -1,4 +1,4 @@
-"""Tests of the clause report (conformance.report) and of the plugin hooks that produce it."""
+"""Tests of the clause report (conformance.run.report) and of the plugin hooks that produce it."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 import reference
 from conformance.adapters import from_namespace, load_implementation
-from conformance.report import (
+from conformance.run.report import (
     ClauseResult,
     Collector,
     Header,
@@ -29,7 +29,7 @@ from conformance.report import (
     report_format,
     verdict,
 )
-from conformance.spec import Profile, Spec, load_spec, parse_spec
+from conformance.run.spec import Profile, Spec, load_spec, parse_spec
 
 pytest_plugins = ("pytester",)
 

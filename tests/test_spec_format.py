@@ -1,4 +1,4 @@
-"""Tests of the SPEC.md parser (conformance.spec) and of the repository's own SPEC.md."""
+"""Tests of the SPEC.md parser (conformance.run.spec) and of the repository's own SPEC.md."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import conformance
-from conformance import spec as spec_module
-from conformance.spec import Clause, Spec, SpecError, load_spec, parse_spec
+from conformance.run import spec as spec_module
+from conformance.run.spec import Clause, Spec, SpecError, load_spec, parse_spec
 
 VALID = textwrap.dedent(
     """\
@@ -327,7 +327,9 @@ def test_load_spec_from_a_path(tmp_path: Path) -> None:
 def test_load_spec_falls_back_to_package_data(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(spec_module, "__file__", str(tmp_path / "site" / "conformance" / "spec.py"))
+    monkeypatch.setattr(
+        spec_module, "__file__", str(tmp_path / "site" / "conformance" / "run" / "spec.py")
+    )
     package = tmp_path / "package"
     monkeypatch.setattr(importlib.resources, "files", lambda name: package)
     with pytest.raises(FileNotFoundError) as info:

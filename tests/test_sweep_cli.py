@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.fixtures import tree
+from conformance.harness.helpers import tree
 from reference import FileBackedData
 from reference.file_backed import process_start_time
 from tests.impls.suite_map import REPO, subprocess_env

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.deviations import Deviation, parse_deviations, read_deviations
-from conformance.spec import load_spec
+from conformance.run.deviations import Deviation, parse_deviations, read_deviations
+from conformance.run.spec import load_spec
 from tests.impls.suite_map import SuiteTest, collect_suite
 
 pytest_plugins = ("pytester",)

@@ -1,5 +1,5 @@
 """The vectors of spec/vectors/: valid against their schema, consistent with the spec's clauses and
-profiles, agreed with by the model (conformance/model.py), passed by the reference; and the
+profiles, agreed with by the model (conformance/harness/model.py), passed by the reference; and the
 helpers that read and write them."""
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.adapters import load_implementation
-from conformance.spec import load_spec
-from conformance.vectors import (
+from conformance.harness.vectors import (
     Vector,
     VectorFailure,
     blob_contents,
@@ -30,6 +29,7 @@ from conformance.vectors import (
     vectors_dir,
     with_expectations,
 )
+from conformance.run.spec import load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 VECTORS = load_vectors()

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from conformance.api import Implementation
-from conformance.fixtures import Blobs
+from conformance.harness.helpers import Blobs
 
 clause = pytest.mark.clause
 

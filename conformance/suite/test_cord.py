@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from conformance.api import Implementation
-from conformance.fixtures import Blobs
-from conformance.measure import BIG, READ_BOUND, bytes_read
+from conformance.harness.helpers import Blobs
+from conformance.harness.measure import BIG, READ_BOUND, bytes_read
 
 clause = pytest.mark.clause
 

@@ -20,8 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.api import FileBackedData, Implementation, NamedDataStore
-from conformance.fixtures import PREFIX, Blobs, buffer_ids, content, fresh, real_sha256, sha
-from conformance.measure import READ_LIMIT, MiB, rchar, warm_up
+from conformance.harness.helpers import PREFIX, Blobs, buffer_ids, content, fresh, real_sha256, sha
+from conformance.harness.measure import READ_LIMIT, MiB, rchar, warm_up
 
 clause = pytest.mark.clause
 

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from conformance.api import FileBackedData, Implementation, NamedDataStore
-from conformance.fixtures import Blobs, content, state
-from conformance.measure import READ_LIMIT, rchar
+from conformance.harness.helpers import Blobs, content, state
+from conformance.harness.measure import READ_LIMIT, rchar
 
 clause = pytest.mark.clause
 pytestmark = pytest.mark.requires("externalize")

@@ -25,7 +25,7 @@ import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem
 
 from conformance.api import FileBackedData, Implementation
-from conformance.fixtures import Blobs, close_all, placeholders, snapshot
+from conformance.harness.helpers import Blobs, close_all, placeholders, snapshot
 
 clause = pytest.mark.clause
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from conformance.api import FileBackedData, Implementation
-from conformance.child import child_script, run_child
-from conformance.fixtures import Blobs, sparse, zeros_digest
-from conformance.measure import (
+from conformance.harness.child import child_script, run_child
+from conformance.harness.helpers import Blobs, sparse, zeros_digest
+from conformance.harness.measure import (
     BIG,
     MEMORY_BOUND,
     PREFIX_READ_BOUND,

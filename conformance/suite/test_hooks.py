@@ -19,8 +19,8 @@ from conformance.api import (
     WeightsHooks,
     WeightsStore,
 )
-from conformance.fixtures import Blobs, content
-from conformance.measure import MiB, bytes_read, peak_memory
+from conformance.harness.helpers import Blobs, content
+from conformance.harness.measure import MiB, bytes_read, peak_memory
 
 clause = pytest.mark.clause
 requires = pytest.mark.requires

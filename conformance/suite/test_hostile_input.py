@@ -23,9 +23,9 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from conformance import hypothesis_profiles
 from conformance.api import FileBackedData, Implementation
-from conformance.fixtures import placeholders, snapshot
+from conformance.harness import hypothesis_profiles
+from conformance.harness.helpers import placeholders, snapshot
 
 hypothesis_profiles.register()
 

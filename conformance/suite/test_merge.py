@@ -18,7 +18,7 @@ from conformance.api import (
     NamedDataStore,
     NamedDataStoreOutput,
 )
-from conformance.fixtures import (
+from conformance.harness.helpers import (
     PREFIX,
     Blobs,
     State,

@@ -26,8 +26,8 @@ import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem
 
 from conformance.api import FileBackedData, Implementation
-from conformance.fixtures import PLACEHOLDER_GLOB, Blobs, placeholders, sparse
-from conformance.measure import BIG, READ_BOUND, io_counters
+from conformance.harness.helpers import PLACEHOLDER_GLOB, Blobs, placeholders, sparse
+from conformance.harness.measure import BIG, READ_BOUND, io_counters
 
 clause = pytest.mark.clause
 

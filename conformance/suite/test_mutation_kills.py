@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from conformance.api import Implementation
-from conformance.child import child_script, run_child
-from conformance.fixtures import PREFIX, Blobs, duplicate_message, sha, sparse, state
-from conformance.measure import MEMORY_BOUND, MiB, peak_memory
+from conformance.harness.child import child_script, run_child
+from conformance.harness.helpers import PREFIX, Blobs, duplicate_message, sha, sparse, state
+from conformance.harness.measure import MEMORY_BOUND, MiB, peak_memory
 
 clause = pytest.mark.clause
 requires = pytest.mark.requires

@@ -20,8 +20,8 @@ from typing import Any
 import pytest
 
 from conformance.api import FileBackedData, Implementation
-from conformance.child import CHILD_TIMEOUT, ChildRun, child_script, run_child
-from conformance.fixtures import Blobs
+from conformance.harness.child import CHILD_TIMEOUT, ChildRun, child_script, run_child
+from conformance.harness.helpers import Blobs
 
 clause = pytest.mark.clause
 requires = pytest.mark.requires

@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from conformance.api import Implementation
-from conformance.fixtures import Blobs, buffer_ids, real_sha256, zeros_digest
-from conformance.measure import (
+from conformance.harness.helpers import Blobs, buffer_ids, real_sha256, zeros_digest
+from conformance.harness.measure import (
     MEMORY_BOUND,
     PREFIX_READ_BOUND,
     MiB,

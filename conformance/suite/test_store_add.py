@@ -11,8 +11,17 @@ from dataclasses import dataclass
 import pytest
 
 from conformance.api import FileBackedData, Implementation, NamedDataStore
-from conformance.fixtures import PREFIX, Blobs, State, content, duplicate_message, fresh, sha, state
-from conformance.measure import READ_LIMIT, MiB, rchar
+from conformance.harness.helpers import (
+    PREFIX,
+    Blobs,
+    State,
+    content,
+    duplicate_message,
+    fresh,
+    sha,
+    state,
+)
+from conformance.harness.measure import READ_LIMIT, MiB, rchar
 
 clause = pytest.mark.clause
 

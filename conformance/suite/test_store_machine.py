@@ -1,5 +1,5 @@
 """NamedDataStore, model-based (spec section 4): a Hypothesis state machine drives three stores of
-the implementation and ``conformance.model`` side by side.
+the implementation and ``conformance.harness.model`` side by side.
 
 Rules add bytes and file-backed blobs (equal contents in both representations, fingerprint
 collisions, empty blobs, repeated keys with equal and different contents, several alignments,
@@ -42,11 +42,26 @@ from hypothesis.stateful import (
     run_state_machine_as_test as _run_untyped,
 )
 
-from conformance import hypothesis_profiles
 from conformance.api import Capability, DataEntry, FileBackedData, Implementation
-from conformance.fixtures import PREFIX, State, close_each, content, output_state, placeholders
-from conformance.model import Blob, Entry, ExactValueError, Model, Output, Profile, Unspecified
-from conformance.vectors import (
+from conformance.harness import hypothesis_profiles
+from conformance.harness.helpers import (
+    PREFIX,
+    State,
+    close_each,
+    content,
+    output_state,
+    placeholders,
+)
+from conformance.harness.model import (
+    Blob,
+    Entry,
+    ExactValueError,
+    Model,
+    Output,
+    Profile,
+    Unspecified,
+)
+from conformance.harness.vectors import (
     Vector,
     VectorFailure,
     check_of,

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 from conformance.api import Implementation
-from conformance.child import dead_pid
-from conformance.cli import main
-from conformance.fixtures import Blobs, tree
+from conformance.harness.child import dead_pid
+from conformance.harness.helpers import Blobs, tree
+from conformance.run.cli import main
 
 clause = pytest.mark.clause
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conformance.api import Capability, Implementation
-from conformance.vectors import Vector, load_vectors, replay
+from conformance.harness.vectors import Vector, load_vectors, replay
 
 
 def _params() -> list[object]:

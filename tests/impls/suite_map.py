@@ -59,7 +59,7 @@ def subprocess_env(**extra: str) -> dict[str, str]:
 
 def collect_suite(output: Path, profile: str = "strict") -> list[SuiteTest]:
     """The suite as ``cordspec run --profile <profile>`` collects it; ``output``: a scratch file."""
-    from conformance.cli import pytest_args
+    from conformance.run.cli import pytest_args
 
     args = pytest_args("reference", profile, extra=["--collect-only", "-q", "-p", __name__])
     proc = subprocess.run(

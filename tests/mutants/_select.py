@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
-from conformance.plugin import clause_ids
+from conformance.run.plugin import clause_ids
 
 VARIABLE = "CORDSPEC_SELECT_CLAUSES"
 MAP_VARIABLE = "CORDSPEC_SUITE_MAP"

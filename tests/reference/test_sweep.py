@@ -18,8 +18,8 @@ import pytest
 
 import reference.file_backed as file_backed
 import reference.sweep as sweep_module
-from conformance import child
-from conformance.fixtures import tree
+from conformance.harness import child
+from conformance.harness.helpers import tree
 from reference import FileBackedData
 from reference.file_backed import process_start_time
 from reference.sweep import Placeholder, find_orphans, owner_state, scan, sweep

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .api import DataEntry, FileBackedData, Implementation, NamedDataStore, NamedDataStoreOutput
+from ..api import DataEntry, FileBackedData, Implementation, NamedDataStore, NamedDataStoreOutput
 from .model import duplicate_key_message
 
 Entry = tuple[str, int, int, object]

@@ -18,16 +18,16 @@ from pathlib import Path
 
 import pytest
 
-from . import suite
-from .adapters import load_implementation, selected_spec
-from .api import ImplementationError
+from .. import suite
+from ..adapters import load_implementation, selected_spec
+from ..api import ImplementationError
 from .deviations import read_deviations
 from .report import clause_columns, fit, report_format
 from .spec import PROFILES, Clause, SpecError, load_spec
 
 __all__ = ["main", "pytest_args"]
 
-INI = Path(__file__).with_name("cordspec.ini")
+INI = Path(__file__).parents[1] / "cordspec.ini"
 SUITE = Path(suite.__file__).parent
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*(\"])")
 

@@ -1,5 +1,5 @@
 """Test vectors (``spec/vectors/``): loading them, and replaying them against an implementation or
-against the model (``conformance/model.py``).
+against the model (``conformance/harness/model.py``).
 
 A vector is a JSON trace of store operations with their expected outcomes; the format and the
 runner algorithm are stated in ``spec/vectors/README.md`` and ``spec/vectors/schema.json``. The
@@ -17,8 +17,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .api import DataEntry, FileBackedData, Implementation
-from .fixtures import close_each, content, placeholders
+from ..api import DataEntry, FileBackedData, Implementation
+from .helpers import close_each, content, placeholders
 
 if sys.version_info >= (3, 11):
     from importlib.resources.abc import Traversable
@@ -70,7 +70,7 @@ class Vector:
 
 def vectors_dir() -> Traversable:
     """``spec/vectors`` of the source checkout, else the copy installed with the package."""
-    checkout = Path(__file__).resolve().parent.parent / "spec" / "vectors"
+    checkout = Path(__file__).resolve().parents[2] / "spec" / "vectors"
     if checkout.is_dir():
         return checkout
     packaged = resources.files("conformance") / "data" / "vectors"

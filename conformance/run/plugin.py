@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from .adapters import load_implementation, selected_spec
-from .api import Capability, Implementation, ImplementationError
+from ..adapters import load_implementation, selected_spec
+from ..api import Capability, Implementation, ImplementationError
+from ..harness.helpers import Blobs, placeholders
 from .deviations import Deviation, builtin_deviations_path, read_deviations
-from .fixtures import Blobs, placeholders
 from .report import (
     CLAUSES_PROPERTY,
     DEVIATION_PREFIX,

@@ -221,7 +221,7 @@ def load_spec(path: str | os.PathLike[str] | None = None) -> Spec:
     if path is not None:
         file = Path(path)
         return parse_spec(file.read_text(encoding="utf-8"), source=file.name)
-    checkout = Path(__file__).resolve().parent.parent / "spec" / "SPEC.md"
+    checkout = Path(__file__).resolve().parents[2] / "spec" / "SPEC.md"
     if checkout.is_file():
         return load_spec(checkout)
     packaged = resources.files("conformance") / "data" / "SPEC.md"

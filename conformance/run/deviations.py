@@ -50,7 +50,7 @@ def parse_deviations(text: str, source: str = "<deviations>") -> dict[str, Devia
 
 def builtin_deviations_path(implementation: str) -> Path:
     """Where a built-in adapter's deviation file lives (it may not exist)."""
-    return Path(__file__).parent / "adapters" / f"{implementation}.deviations"
+    return Path(__file__).parents[1] / "adapters" / f"{implementation}.deviations"
 
 
 def read_deviations(path: Path) -> dict[str, Deviation]:

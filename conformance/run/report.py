@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from .api import Capability, Implementation
+from ..api import Capability, Implementation
 from .spec import Clause, Profile, Spec, profiles_within
 
 __all__ = [

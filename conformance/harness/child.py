@@ -9,7 +9,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .api import Implementation
+from ..api import Implementation
 
 __all__ = ["CHILD_TIMEOUT", "ChildRun", "child_env", "child_script", "dead_pid", "run_child"]
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from .api import Implementation
-from .fixtures import PREFIX, Blobs, sha
+from ..api import Implementation
+from .helpers import PREFIX, Blobs, sha
 
 __all__ = [
     "BIG",
