@@ -236,3 +236,43 @@ class TestExternalize:
         }
         entry = out.external_data[tag]["largest"]
         assert (entry.buffer_index, entry.alignment, entry.tensor_layout) == (1, 16, None)
+
+
+@pytest.mark.requires("externalize")
+class TestExternalizeBounds:
+    @clause("NDS-EXT-1")
+    def test_zero_cap_is_refused_with_nothing_inline(self, impl: Implementation) -> None:
+        """A zero cap is refused for itself, not because some buffer exceeds it. Kills a mutmut
+        mutant of the reference that accepts zero."""
+        store = impl.NamedDataStore()
+        store.add_named_data("external", b"data", 1, "model")
+        before = state(store)
+        with pytest.raises(ValueError):
+            store.externalize_pte_data(0, "constants")  # type: ignore[attr-defined]  # optional: Capability.EXTERNALIZE
+        assert state(store) == before
+
+    @clause("NDS-EXT-1", "NDS-EXT-2")
+    def test_a_cap_of_one_byte_is_valid(self, impl: Implementation) -> None:
+        """The smallest positive cap is accepted. Kills a mutmut mutant that refuses 1."""
+        store = impl.NamedDataStore()
+        store.add_named_data("a", b"a")
+        store.add_named_data("b", b"b")
+        store.externalize_pte_data(1, "constants")  # type: ignore[attr-defined]  # optional: Capability.EXTERNALIZE
+        out = store.get_named_data_store_output()
+        assert dict(out.pte_data) == {}
+        assert sorted(len(entries) for entries in out.external_data.values()) == [1, 1]
+
+    @clause("NDS-EXT-3")
+    def test_a_new_shard_starts_empty(self, impl: Implementation) -> None:
+        """After a group starts a new shard, groups that fill that shard exactly stay in it.
+        Kills a mutmut mutant that counts a byte too many in each new shard."""
+        store = impl.NamedDataStore()
+        store.add_named_data("a", b"A" * 10)
+        store.add_named_data("b", b"B" * 6)
+        store.add_named_data("c", b"C" * 4)
+        store.externalize_pte_data(10, "constants")  # type: ignore[attr-defined]  # optional: Capability.EXTERNALIZE
+        out = store.get_named_data_store_output()
+        assert sorted(sorted(entries) for entries in out.external_data.values()) == [
+            ["a"],
+            ["b", "c"],
+        ]

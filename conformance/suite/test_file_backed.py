@@ -3,6 +3,7 @@ copies (spec sections 3.1, 3.3, 3.4 and 3.6; ``move_from`` is in test_moves.py).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import gc
 import hashlib
@@ -451,6 +452,29 @@ class TestWriting:
         assert peak < MEMORY_BOUND, f"writing {BIG} bytes held {peak} bytes"
 
 
+class _OneByteAtATime:
+    """A raw sink that takes one byte per call and says so."""
+
+    def __init__(self) -> None:
+        self.received = bytearray()
+
+    def write(self, data: bytes | memoryview) -> int:
+        self.received += bytes(data[:1])
+        return 1
+
+
+@clause("FBD-WRITE-1")
+def test_a_sink_taking_one_byte_per_call_gets_everything(
+    impl: Implementation, blobs: Blobs
+) -> None:
+    """One byte per call is progress, not a sink that takes nothing. Kills a mutmut mutant of the
+    reference that gives up on a sink whose writes take a single byte."""
+    data = bytes(range(256))
+    sink = _OneByteAtATime()
+    blobs.moved(data).write_to_file(sink)
+    assert bytes(sink.received) == data
+
+
 class TestChangeDetection:
     SIZE = 4096
 
@@ -512,6 +536,62 @@ class TestChangeDetection:
         with pytest.raises(OSError):
             blob.write_to_file(sink)
         assert sink.size <= size
+
+
+class _ChangingSink:
+    """A sink that changes the file at ``path`` to ``size`` bytes (sparse) on its first write, and
+    keeps only a count of what it is given."""
+
+    def __init__(self, path: Path, size: int) -> None:
+        self.path = path
+        self.size = size
+        self.received = 0
+
+    def write(self, data: bytes | memoryview) -> int:
+        if not self.received:
+            os.truncate(self.path, self.size)
+        self.received += len(data)
+        return len(data)
+
+
+class TestChangeWhileStreaming:
+    @staticmethod
+    def _big(tmp_path: Path) -> Path:
+        return sparse(tmp_path / "big.bin", 8 * MiB)
+
+    @clause("FBD-CHANGE-1")
+    @pytest.mark.parametrize("change", ["shrink", "grow"])
+    def test_a_change_noticed_part_way_names_both_sizes(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, change: str
+    ) -> None:
+        """A size change noticed part-way through a write names the recorded and the actual
+        size. Kills mutmut mutants of the reference that report a wrong size there."""
+        path = self._big(tmp_path)
+        blob = blobs.wrap(path)
+        new_size = MiB if change == "shrink" else 72 * MiB
+        with pytest.raises(OSError) as raised:
+            blob.write_to_file(_ChangingSink(path, new_size))
+        message = str(raised.value)
+        assert str(path) in message
+        assert str(8 * MiB) in message and str(new_size) in message, message
+
+    @clause("FBD-WRITE-2")
+    def test_growth_while_writing_is_not_read_at_once(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        """A file that grows by 64 MiB while it is written is not read into memory, whether the
+        write then raises (strict) or not. Kills a mutmut mutant of the reference that reads the
+        rest of the file at once to see whether it grew."""
+        path = self._big(tmp_path)
+        blob = blobs.wrap(path)
+        sink = _ChangingSink(path, 72 * MiB)
+
+        def write() -> None:
+            with contextlib.suppress(OSError):  # strict raises here: only memory is judged
+                blob.write_to_file(sink)
+
+        peak = peak_memory(write)
+        assert peak < MEMORY_BOUND, f"writing a file that grew by 64 MiB held {peak} bytes"
 
 
 class TestClosedState:

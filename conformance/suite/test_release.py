@@ -1,31 +1,27 @@
-"""FileBackedData release: close, context manager, garbage collection, interpreter exit, failed
-removals, replaced paths, forks and threads (spec sections 3.1 FBD-INIT-2/3, 3.5 and 7)."""
+"""FileBackedData release: close, context manager, garbage collection, failed removals, replaced
+paths and threads (spec sections 3.1 FBD-INIT-2/3 and 3.5; how a process ends, section 7, is in
+test_process_end.py)."""
 
 from __future__ import annotations
 
 import gc
 import hashlib
 import io
-import multiprocessing
 import os
-import signal
 import sys
 import threading
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conformance.api import FileBackedData, Implementation
-from conformance.harness.child import CHILD_TIMEOUT, ChildRun, child_script, run_child
 from conformance.harness.helpers import Blobs
 
 clause = pytest.mark.clause
 requires = pytest.mark.requires
-needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is not available")
 
 CONTENTS = b"owned contents\n" * 64
 
@@ -100,11 +96,6 @@ class _Fault:
 
 def _same_path(path: str | os.PathLike[str], target: str) -> bool:
     return os.path.abspath(os.fspath(path)) == os.path.abspath(target)
-
-
-def _no_error_at_exit(run: ChildRun) -> None:
-    for marker in ("Exception ignored", "Error in atexit", "Error in sys.excepthook"):
-        assert marker not in run.stderr, f"release at exit reported an error:\n{run.stderr}"
 
 
 def _discard(path: Path) -> None:
@@ -358,285 +349,6 @@ class TestBorrowed:
             del blob, cycle
             gc.collect()
         assert path.read_bytes() == CONTENTS
-
-
-# --- interpreter exit (section 7) --------------------------------------------------------------
-
-_EXIT_CHILD = child_script(r"""
-import gc, signal, time
-
-with open(source, "wb") as f:
-    f.write(b"owned by the child\n" * 64)
-
-if case == "borrowed":
-    blob = impl.FileBackedData(source, cleanup=False)
-    default = impl.FileBackedData(source)
-elif case == "cleanup-true":
-    blob = impl.FileBackedData(source, cleanup=True)
-else:
-    blob = impl.FileBackedData.move_from(source)
-path = impl.path_of(blob)
-print(path, flush=True)
-
-
-def fail_removal(target):
-    def wrap(original):
-        def remove(p, *args, **kwargs):
-            if os.path.abspath(os.fspath(p)) == os.path.abspath(target):
-                raise PermissionError(13, "Permission denied (injected by the suite)", target)
-            return original(p, *args, **kwargs)
-        return remove
-    saved = os.remove, os.unlink
-    os.remove, os.unlink = wrap(os.remove), wrap(os.unlink)
-    return saved
-
-
-if case in ("normal", "borrowed", "cleanup-true"):
-    pass
-elif case == "sys-exit":
-    sys.exit(3)
-elif case == "exception":
-    raise RuntimeError("uncaught in the child")
-elif case == "keyboard-interrupt":
-    raise KeyboardInterrupt
-elif case == "sigint":
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    os.kill(os.getpid(), signal.SIGINT)
-    time.sleep(60)
-elif case == "sigterm-handler":
-    def on_sigterm(signum, frame):
-        sys.exit(143)
-    signal.signal(signal.SIGTERM, on_sigterm)
-    os.kill(os.getpid(), signal.SIGTERM)
-    time.sleep(60)
-elif case == "sigterm-default":
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    os.kill(os.getpid(), signal.SIGTERM)
-    time.sleep(60)
-elif case == "sigkill":
-    os.kill(os.getpid(), signal.SIGKILL)
-    time.sleep(60)
-elif case == "os-exit":
-    os._exit(7)
-elif case == "cycle":
-    gc.disable()
-    cycle = [blob]
-    cycle.append(cycle)
-    del blob, cycle
-elif case == "already-gone":
-    os.remove(path)
-elif case == "close-failed":
-    saved = fail_removal(path)
-    try:
-        blob.close()
-        print("close=returned", flush=True)
-    except OSError as exc:
-        print(f"close=raised {type(exc).__name__}", flush=True)
-    finally:
-        os.remove, os.unlink = saved
-elif case == "removal-fails-at-exit":
-    fail_removal(path)
-else:
-    raise SystemExit(f"unknown case {case}")
-""")
-
-
-@dataclass(frozen=True)
-class _Exit:
-    case: str
-    returncode: int
-
-
-_RELEASED = [
-    _Exit("normal", 0),
-    _Exit("sys-exit", 3),
-    _Exit("exception", 1),
-    _Exit("keyboard-interrupt", -signal.SIGINT),
-    _Exit("sigint", -signal.SIGINT),
-    _Exit("sigterm-handler", 143),
-    _Exit("cycle", 0),
-]
-_LEFT_BEHIND = [
-    _Exit("sigterm-default", -signal.SIGTERM),
-    _Exit("sigkill", -signal.SIGKILL),
-    _Exit("os-exit", 7),
-]
-
-
-@requires("subprocess")
-class TestInterpreterExit:
-    @clause("FBD-CLOSE-5")
-    @pytest.mark.parametrize("end", _RELEASED, ids=[e.case for e in _RELEASED])
-    def test_released(self, impl: Implementation, tmp_path: Path, end: _Exit) -> None:
-        run = run_child(impl, _EXIT_CHILD, tmp_path, end.case)
-        assert run.returncode == end.returncode, run.stderr
-        assert not run.path.exists(), f"{end.case}: the owned file outlived the process"
-        assert not (tmp_path / "owned.bin").exists()
-        _no_error_at_exit(run)
-
-    @clause("FBD-EXIT-1")
-    @pytest.mark.parametrize("end", _LEFT_BEHIND, ids=[e.case for e in _LEFT_BEHIND])
-    def test_left_behind(self, impl: Implementation, tmp_path: Path, end: _Exit) -> None:
-        # MAY: the file may be left behind (section 7), but what is left is never damaged.
-        run = run_child(impl, _EXIT_CHILD, tmp_path, end.case)
-        assert run.returncode == end.returncode, run.stderr
-        try:
-            if run.path.exists():
-                assert run.path.read_bytes() == b"owned by the child\n" * 64
-        finally:
-            _discard(run.path)
-
-    @clause("FBD-INIT-3")
-    def test_cleanup_true_released(self, impl: Implementation, tmp_path: Path) -> None:
-        run = run_child(impl, _EXIT_CHILD, tmp_path, "cleanup-true")
-        assert run.returncode == 0, run.stderr
-        assert not run.path.exists()
-
-    @clause("FBD-INIT-2")
-    def test_borrowed_survives(self, impl: Implementation, tmp_path: Path) -> None:
-        run = run_child(impl, _EXIT_CHILD, tmp_path, "borrowed")
-        assert run.returncode == 0, run.stderr
-        assert run.path.read_bytes() == b"owned by the child\n" * 64
-
-    @clause("FBD-CLOSE-6")
-    def test_already_gone(self, impl: Implementation, tmp_path: Path) -> None:
-        run = run_child(impl, _EXIT_CHILD, tmp_path, "already-gone")
-        assert run.returncode == 0, run.stderr
-        _no_error_at_exit(run)
-        assert "Traceback" not in run.stderr, run.stderr
-        assert "Warning" not in run.stderr, run.stderr
-
-    @clause("FBD-CLOSE-7")
-    def test_failed_close_is_retried_at_exit(self, impl: Implementation, tmp_path: Path) -> None:
-        run = run_child(impl, _EXIT_CHILD, tmp_path, "close-failed")
-        try:
-            assert run.returncode == 0, run.stderr
-            assert run.value("close") == "raised PermissionError"
-            assert not run.path.exists(), "the exit backstop did not retry the failed removal"
-        finally:
-            _discard(run.path)
-
-    @clause("FBD-CLOSE-7")
-    def test_failure_at_exit_warns(self, impl: Implementation, tmp_path: Path) -> None:
-        run = run_child(impl, _EXIT_CHILD, tmp_path, "removal-fails-at-exit")
-        try:
-            assert run.returncode == 0, run.stderr
-            assert run.path.exists()
-            warned = [line for line in run.stderr.splitlines() if "RuntimeWarning" in line]
-            assert any(run.path.name in line for line in warned), run.stderr
-        finally:
-            _discard(run.path)
-
-
-# --- forks -------------------------------------------------------------------------------------
-
-_FORK_CHILD = child_script(r"""
-with open(source, "wb") as f:
-    f.write(b"owned by the parent\n" * 64)
-blob = impl.FileBackedData.move_from(source)
-path = impl.path_of(blob)
-print(path, flush=True)
-sys.stderr.flush()
-
-pid = os.fork()
-if pid:
-    _, status = os.waitpid(pid, 0)
-    print(f"child={os.waitstatus_to_exitcode(status)}", flush=True)
-    print(f"after-child={os.path.exists(path)}", flush=True)
-    blob.close()
-    print(f"after-close={os.path.exists(path)}", flush=True)
-elif case == "sys-exit":
-    sys.exit(0)
-elif case == "exception":
-    raise RuntimeError("uncaught in the forked child")
-# case "normal": the forked child runs off the end of the script like its parent
-""")
-
-_FORK_ENDS = [("normal", 0), ("sys-exit", 0), ("exception", 1)]
-
-
-_INHERITED: list[FileBackedData] = []
-"""The parent's object, for a forked multiprocessing child to inherit (not pickled: FBD-COPY-2)."""
-
-
-def _child_drops_the_inherited() -> None:
-    """A multiprocessing target: close the inherited parent's object, drop it, collect garbage."""
-    blob = _INHERITED.pop()
-    blob.close()
-    del blob
-    gc.collect()
-
-
-class TestFork:
-    @clause("FBD-FORK-1")
-    @requires("subprocess")
-    @needs_fork
-    @pytest.mark.parametrize(("case", "code"), _FORK_ENDS, ids=[c for c, _ in _FORK_ENDS])
-    def test_child_exit_spares_the_parents_file(
-        self, impl: Implementation, tmp_path: Path, case: str, code: int
-    ) -> None:
-        run = run_child(impl, _FORK_CHILD, tmp_path, case)
-        try:
-            assert run.returncode == 0, run.stderr
-            assert run.value("child") == str(code), run.stderr
-            assert run.value("after-child") == "True", f"the {case} child deleted the file"
-            assert run.value("after-close") == "False", "the parent's close() did not delete it"
-        finally:
-            _discard(run.path)
-
-    @clause("FBD-FORK-1")
-    @needs_fork
-    @pytest.mark.parametrize("release", ["close", "gc"])
-    def test_child_close_or_gc_spares_the_parents_file(
-        self, impl: Implementation, blobs: Blobs, release: str
-    ) -> None:
-        blob = impl.FileBackedData.move_from(str(blobs.file(CONTENTS)))
-        path = blobs.path(blob)
-        pid = os.fork()
-        if pid == 0:  # pragma: no cover - the child; it must never return into pytest
-            code = 0
-            try:
-                if release == "close":
-                    blob.close()
-                else:
-                    del blob
-                    gc.collect()
-            except BaseException:
-                code = 1
-            finally:
-                os._exit(code)
-        _, status = os.waitpid(pid, 0)
-        try:
-            assert os.waitstatus_to_exitcode(status) == 0
-            assert path.exists(), f"{release} in a forked child deleted the parent's file"
-            assert path.read_bytes() == CONTENTS
-        finally:
-            blob.close()
-        assert not path.exists()
-
-    @clause("FBD-FORK-1")
-    @pytest.mark.parametrize("method", ["fork"])
-    def test_multiprocessing_child_spares_the_parents_file(
-        self, impl: Implementation, blobs: Blobs, method: str
-    ) -> None:
-        # Only a forked child holds the parent's object; a spawn or forkserver child never does.
-        if method not in multiprocessing.get_all_start_methods():
-            pytest.skip(f"start method {method!r} is not available")
-        blob = blobs.moved(CONTENTS)
-        path = blobs.path(blob)
-        context: Any = multiprocessing.get_context(method)  # typeshed: BaseContext lacks Process
-        _INHERITED.append(blob)
-        try:
-            process = context.Process(target=_child_drops_the_inherited)
-            process.start()
-        finally:
-            _INHERITED.clear()
-        process.join(CHILD_TIMEOUT)
-        assert process.exitcode == 0, "close() in the forked child raised"
-        assert path.exists(), "a multiprocessing child (fork) deleted the parent's file"
-        assert path.read_bytes() == CONTENTS
-        blob.close()
-        assert not path.exists()
 
 
 # --- threads -----------------------------------------------------------------------------------

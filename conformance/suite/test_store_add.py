@@ -429,6 +429,26 @@ class TestKeys:
         assert state(store) == before
 
 
+class TestKeyEquality:
+    @clause("NDS-KEY-4", "NDS-KEY-3")
+    @pytest.mark.parametrize(("old", "new"), [(1, 2), (2, 1)], ids=["longer", "shorter"])
+    def test_equal_supplied_digests_of_other_lengths_differ(
+        self, impl: Implementation, blobs: Blobs, old: int, new: int
+    ) -> None:
+        """Equality is length *and* digest: a blob of another length is different contents even
+        when its supplied digest equals the stored one. Kills
+        ``tests/mutants/key_digest_without_length``."""
+        claimed = sha(b"claimed")
+        store = impl.NamedDataStore()
+        store.add_named_data("key", blobs.wrap(blobs.file(PREFIX + b"X" * old), sha256=claimed))
+        before = state(store)
+        again = blobs.wrap(blobs.file(PREFIX + b"Y" * new), sha256=claimed)
+        message = duplicate_message("key", 32 + old, 32 + new, whole=False)
+        with pytest.raises(ValueError, match=message):
+            store.add_named_data("key", again)
+        assert state(store) == before
+
+
 # --------------------------------------------------------------------------------------------
 # 4.3 Alignment
 

@@ -13,7 +13,10 @@ import re
 import stat
 import tempfile
 import tracemalloc
+import warnings
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -1004,3 +1007,154 @@ def test_module_constants() -> None:
     assert file_backed.CHUNK_SIZE == 1 << 20
     assert file_backed.PLACEHOLDER_PREFIX == ".executorch_"
     assert file_backed.PLACEHOLDER_SUFFIX == ".data"
+
+
+# --------------------------------------------------------------------------------------------
+# What the spec leaves to the implementation: repr, release bookkeeping, move_from's rename
+# back (kill mutmut mutants: docs/mutation.md)
+
+
+def test_repr_tells_borrowed_owned_and_closed(make_file) -> None:
+    path = str(make_file("blob.bin", b"0123456789"))
+    borrowed = FileBackedData(path)
+    assert repr(borrowed) == f"FileBackedData({path!r}, size=10, borrowed)"
+    owned = FileBackedData.move_from(path)
+    assert repr(owned) == f"FileBackedData({owned.path!r}, size=10, owned)"
+    owned.close()
+    assert repr(owned) == f"FileBackedData({owned.path!r}, size=10, closed)"
+
+
+def test_release_at_collection_forgets_the_owner(make_file) -> None:
+    blob = FileBackedData.move_from(str(make_file("blob.bin", b"data")))
+    identity = blob._identity
+    assert identity in file_backed._owners
+    del blob
+    gc.collect()
+    assert identity not in file_backed._owners
+
+
+def test_a_failed_release_warns_from_the_reference(
+    make_file, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blob = FileBackedData.move_from(str(make_file("blob.bin", b"data")))
+    path = blob.path
+    identity = blob._identity
+
+    def refuse(target: Any, *args: Any, **kwargs: Any) -> None:
+        raise PermissionError(errno.EACCES, "Permission denied", target)
+
+    monkeypatch.setattr(os, "unlink", refuse)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        del blob
+        gc.collect()
+    monkeypatch.undo()
+    try:
+        [warning] = caught
+        assert warning.category is RuntimeWarning
+        assert Path(warning.filename).name == "file_backed.py"
+        assert str(warning.message) == (
+            f"could not remove {path!r}: [Errno 13] Permission denied: {path!r}"
+        )
+        assert identity not in file_backed._owners
+    finally:
+        os.unlink(path)
+
+
+def test_a_placeholder_gone_after_a_failed_rename_is_no_error(
+    make_file, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = make_file("blob.bin", b"data")
+
+    def replace_fails_and_loses_the_placeholder(src: Any, dst: Any) -> None:
+        os.unlink(dst)
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    monkeypatch.setattr(os, "replace", replace_fails_and_loses_the_placeholder)
+    with pytest.raises(OSError) as caught:
+        FileBackedData.move_from(str(source))
+    raised = caught.value
+    assert raised.errno == errno.EXDEV
+    assert source.read_bytes() == b"data"
+    assert sorted(os.listdir(tmp_path)) == ["blob.bin"]
+
+
+def test_close_after_someone_else_removed_the_file_is_no_error(
+    make_file, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FBD-CLOSE-6: the owned file vanishing between close's check and its unlink is no error."""
+    blob = FileBackedData.move_from(str(make_file("blob.bin", b"data")))
+    real_lstat = os.lstat
+
+    def lstat_then_vanish(path: Any) -> os.stat_result:
+        st = real_lstat(path)
+        os.unlink(path)  # another process removes the file right after the check
+        return st
+
+    monkeypatch.setattr(file_backed.os, "lstat", lstat_then_vanish)
+    blob.close()
+    monkeypatch.undo()
+    assert blob.closed
+    assert not os.path.exists(blob.path)
+
+
+def _replace_then(
+    monkeypatch: pytest.MonkeyPatch, after: Callable[[str, str], None]
+) -> list[tuple[str, str]]:
+    """Make move_from's first os.replace really rename, then run ``after``; record every call."""
+    real_replace = os.replace
+    calls: list[tuple[str, str]] = []
+
+    def replace(src: Any, dst: Any) -> None:
+        calls.append((str(src), str(dst)))
+        real_replace(src, dst)
+        if len(calls) == 1:
+            after(str(src), str(dst))
+
+    monkeypatch.setattr(file_backed.os, "replace", replace)
+    return calls
+
+
+def test_an_interruption_after_the_rename_puts_the_source_back(
+    make_file, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FBD-MOVE-5: a KeyboardInterrupt landing after the rename renames the data back."""
+    source = make_file("blob.bin", b"the user's weights")
+
+    def interrupt(src: str, dst: str) -> None:
+        raise KeyboardInterrupt
+
+    calls = _replace_then(monkeypatch, interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        FileBackedData.move_from(str(source))
+    monkeypatch.undo()
+    assert source.read_bytes() == b"the user's weights"
+    assert calls[1] == (calls[0][1], str(source))
+    assert [p.name for p in source.parent.iterdir()] == ["blob.bin"]
+
+
+def test_a_source_replaced_while_moved_is_refused_and_put_back(
+    make_file, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """FBD-MOVE-5: another file taking the placeholder's name right after the rename is named
+    in a FileChangedError, and what sits there is renamed back to the source's name."""
+    source = make_file("blob.bin", b"the user's weights")
+
+    def swap(src: str, dst: str) -> None:
+        other = Path(dst).with_name("other.bin")  # made while the moved file lives: another inode
+        other.write_bytes(b"someone else's")
+        os.rename(other, dst)
+
+    calls = _replace_then(monkeypatch, swap)
+    with pytest.raises(FileChangedError) as caught:
+        FileBackedData.move_from(str(source))
+    raised = caught.value
+    monkeypatch.undo()
+    assert (raised.errno, raised.strerror, raised.filename) == (
+        errno.ESTALE,
+        "the source was replaced while it was being moved",
+        str(source),
+    )
+    assert calls[1] == (calls[0][1], str(source))
+    assert source.read_bytes() == b"someone else's"
+    assert [p.name for p in source.parent.iterdir()] == ["blob.bin"]

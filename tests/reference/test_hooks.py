@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 
@@ -409,3 +410,84 @@ def test_weights_blob_path_is_a_str(tmp_path: Path) -> None:
 def test_public_constants() -> None:
     assert hooks.LOW_MEMORY_MODE == "low_memory_mode"
     assert hooks.WEIGHTS_BLOB_SUFFIX == "_weights_blob"
+
+
+# --------------------------------------------------------------------------------------------
+# The hooks' internals the spec leaves free: tags, returned path lists, unpaired specs (kill
+# mutmut mutants: docs/mutation.md)
+
+
+def test_default_store_keeps_the_blob_inline_with_alignment_one(make_file) -> None:
+    store = NamedDataStore()
+    key = AotiBackend.store_weights_blob(str(make_file("w.blob", b"weights")), OFF, store)
+    out = store.get_named_data_store_output()
+    assert (out.pte_data, out.external_data) == ({key: DataEntry(0, 1)}, {})
+    assert AotiBackend.get_device_name() == "cpu"
+    assert AotiBackend.save_data_externally() is False
+
+
+class _Cuda(AotiBackend):
+    seen: ClassVar[list[object]] = []
+
+    @classmethod
+    def get_device_name(cls) -> str:
+        return "cuda"
+
+    @classmethod
+    def save_data_externally(cls) -> bool:
+        return True
+
+    @classmethod
+    def load_weights_blob(cls, blob_path: str, compile_specs: Any) -> Any:
+        cls.seen.append(compile_specs)
+        return super().load_weights_blob(blob_path, compile_specs)
+
+
+def test_a_backend_saving_externally_uses_its_device_tag(make_file) -> None:
+    store = NamedDataStore()
+    key = _Cuda.store_weights_blob(str(make_file("w.blob", b"weights")), OFF, store)
+    out = store.get_named_data_store_output()
+    assert (out.pte_data, out.external_data) == ({}, {"aoti_cuda_blob": {key: DataEntry(0, 1)}})
+    assert _Cuda.seen == [OFF]
+
+
+def test_low_memory_backend_off_keeps_the_default(make_file) -> None:
+    path = make_file("w.blob", b"weights")
+    data, digest = FileBackedAotiBackend.load_weights_blob(str(path), OFF)
+    assert (data, len(digest), path.exists()) == (b"weights", 64, False)
+    paths = ["model.wrapper.so", Weights([b"w"])]
+    assert FileBackedAotiBackend.materialize_weights_blob(paths, OFF) is paths
+    assert FileBackedAotiBackend.materialize_weights_blob("model.wrapper.so", ON) == (
+        "model.wrapper.so"
+    )
+
+
+def test_materialize_replaces_the_weights_by_the_blob_beside_the_so(tmp_path: Path) -> None:
+    so_path = str(tmp_path / "model.wrapper.so")
+    Path(so_path).write_bytes(b"\x7fELF")
+    other = str(tmp_path / "kernels.cubin")
+    paths = FileBackedAotiBackend.materialize_weights_blob(
+        [so_path, Weights([b"ab", b"cd"]), other], ON
+    )
+    blob = str(tmp_path / "model.wrapper_weights.blob")
+    assert paths == [so_path, other, blob]
+    assert isinstance(paths[2], WeightsBlobPath)
+    assert not any(isinstance(p, Weights) for p in paths)
+    assert Path(blob).read_bytes() == b"abcd"
+    data, _ = FileBackedAotiBackend.load_weights_blob(paths[2], ON)
+    assert isinstance(data, FileBackedData)
+    data.close()
+
+
+class _Probe(BackendDetails):
+    @staticmethod
+    def preprocess(edge_program: object, compile_specs: Any) -> PreprocessResult:
+        return PreprocessResult(repr(edge_program).encode())
+
+
+def test_preprocess_multimethod_refuses_unpaired_specs() -> None:
+    with pytest.raises(ValueError) as raised:
+        _Probe.preprocess_multimethod({"forward": [1, 2]}, {"forward": [()]})
+    assert str(raised.value) == "method 'forward' has 2 programs but 1 compile-spec lists"
+    results = _Probe.preprocess_multimethod({"forward": [1, 2]}, {"forward": [(), ()]})
+    assert [r.processed_bytes for r in results["forward"]] == [b"1", b"2"]
