@@ -423,6 +423,7 @@ class FileBackedData:
         most ``CHUNK_SIZE`` bytes through ``write``. Every way checks that exactly ``len(self)``
         bytes were copied (FBD-CHANGE-1).
         """
+        check_writable(outfile)
         self._check_open()
         with self._open() as reader:
             target = _os_file(outfile) if reader.is_os_file else None
@@ -506,14 +507,35 @@ def _unlink_quietly(path: str) -> None:
         os.unlink(path)
 
 
+def check_writable(outfile: object) -> None:
+    """Raise TypeError naming ``outfile`` unless it has a ``write`` method (FBD-WRITE-1)."""
+    if not callable(getattr(outfile, "write", None)):
+        raise TypeError(
+            f"outfile must be a binary output with a write() method, "
+            f"not {type(outfile).__name__}: {outfile!r}"
+        )
+
+
 def write_all(outfile: Writable, chunk: memoryview) -> None:
-    """Write all of ``chunk``, looping over the short writes a raw file may make."""
+    """Write all of ``chunk``, looping over the short writes a raw file may make.
+
+    A raw output (``io.RawIOBase``) returns None when it is non-blocking and full: it wrote
+    nothing, which raises BlockingIOError naming it (FBD-FAULT-3); any other output returning
+    something other than an ``int`` is taken to have written everything."""
     while chunk:
         written = outfile.write(chunk)
+        if written is None and isinstance(outfile, io.RawIOBase):
+            raise BlockingIOError(
+                errno.EAGAIN,
+                f"the non-blocking output {outfile!r} is full: it took none of {len(chunk)} "
+                f"bytes, which are not written",
+            )
         if not isinstance(written, int) or written >= len(chunk):
             return
         if written <= 0:  # FBD-FAULT-3: a sink that takes nothing would be retried forever
-            raise OSError(errno.EIO, f"the output accepted none of {len(chunk)} bytes")
+            raise OSError(
+                errno.EIO, f"the output {outfile!r} accepted none of {len(chunk)} bytes"
+            )
         chunk = chunk[written:]
 
 
