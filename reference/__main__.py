@@ -1,13 +1,17 @@
-"""End-to-end run: file-backed and bytes blobs into two stores, merged, streamed, reported."""
+"""``python -m reference``: the end-to-end demo (file-backed and bytes blobs into two stores,
+merged, streamed, reported), or ``python -m reference sweep DIR`` (section 3.7)."""
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import os
 import sys
 import tempfile
+from collections.abc import Sequence
 
 from . import Cord, FileBackedData, NamedDataStore
+from .sweep import report_lines, sweep
 
 
 def main() -> int:
@@ -73,5 +77,34 @@ def main() -> int:
     return 1 if failures else 0
 
 
+def cli(argv: Sequence[str] | None = None) -> int:
+    """Parse the command line: no command runs the demo, ``sweep DIR`` sweeps; its exit status."""
+    parser = argparse.ArgumentParser(
+        prog="python -m reference",
+        description="Without a command: run the reference's end-to-end demo in a temporary "
+        "directory (exit status 1 if a check failed).",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    swept = commands.add_parser(
+        "sweep",
+        help="remove the placeholders in DIR whose owner process is gone",
+        description="Remove the placeholders in DIR whose owner process is gone (spec 3.7).",
+        epilog="Exit status: 0 after the sweep; 2 when DIR cannot be swept.",
+    )
+    swept.add_argument("directory", metavar="DIR", help="the directory to sweep (not below it)")
+    swept.add_argument("--dry-run", action="store_true", help="list what would go; remove nothing")
+    args = parser.parse_args(argv)
+    if args.command is None:
+        return main()
+    try:
+        result = sweep(args.directory, dry_run=args.dry_run)
+    except OSError as exc:
+        print(f"python -m reference sweep: {args.directory}: {exc.strerror}", file=sys.stderr)
+        return 2
+    for line in report_lines(result):
+        print(line)
+    return 0
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cli())

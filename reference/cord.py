@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
-from .file_backed import FileBackedData, Writable, write_all
+from .file_backed import FileBackedData, Writable, check_writable, write_all
 
 __all__ = ["Cord", "CordBuffer"]
 
@@ -48,6 +48,7 @@ class Cord:
 
     def write_to_file(self, outfile: Writable) -> None:
         """Write the pieces in order, streaming file pieces, all checked before the first byte."""
+        check_writable(outfile)
         for piece in self._buffers:
             if isinstance(piece, FileBackedData):
                 piece._verify()

@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import errno
 import hashlib
 import io
 import os
+import signal
 import stat
 import tempfile
 import threading
 import warnings
 import weakref
 from collections.abc import Callable
-from types import TracebackType
-from typing import NoReturn, Protocol
+from types import FrameType, TracebackType
+from typing import NoReturn, Protocol, TypeVar
 
 __all__ = [
     "CHUNK_SIZE",
@@ -79,9 +81,65 @@ def _owner_tag() -> str:
     return _tag[1]
 
 
-# (st_dev, st_ino) -> the live object that owns that file, so a second owner is refused.
+# (st_dev, st_ino) -> the live object that owns that file, so a second owner is refused. Every
+# open object holds a descriptor of its file, so no other file can take that inode number while
+# the entry exists (FBD-IDENT-1).
 _owners: dict[tuple[int, int], weakref.ref[FileBackedData]] = {}
 _owners_lock = threading.Lock()
+
+T = TypeVar("T")
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+
+
+def _reset_after_fork() -> None:
+    """In a forked child: a fresh registry lock, as another thread may have held it at the fork."""
+    global _owners_lock
+    _owners_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # pragma: no branch  # every POSIX system has it
+    os.register_at_fork(after_in_child=_reset_after_fork)
+
+
+def _atomically(do: Callable[[], T], undo: Callable[[T], None]) -> T:
+    """``do()`` with SIGINT deferred (FBD-INTR-1); a SIGINT that came meanwhile then goes to the
+    handler it was deferred from, still deferred: if that raises, ``undo`` reverses what ``do``
+    did before the exception propagates. Outside the main thread, or where SIGINT has no Python
+    handler, no interrupt can split ``do`` and it simply runs."""
+    previous = _python_handler()
+    if previous is None:
+        return do()
+    pending: list[tuple[int, FrameType | None]] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: pending.append((signum, frame)))
+    try:
+        result = do()
+        while pending:
+            try:
+                previous(*pending.pop(0))
+            except BaseException:
+                pending.clear()  # one interrupt is reported, however many came
+                undo(result)
+                raise
+        return result
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if pending:  # ``do`` failed while an interrupt was deferred: it is not lost
+            previous(*pending[0])
+
+
+def _python_handler() -> Callable[[int, FrameType | None], object] | None:
+    """SIGINT's handler when it is Python code this thread may replace; else None."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    handler = signal.getsignal(signal.SIGINT)
+    return handler if callable(handler) else None
+
+
+def _close_fd(close: Callable[[int], None], fd: int) -> None:
+    """Close a held descriptor with the ``os.close`` of the moment it was opened (under pyfakefs a
+    fake one, never a real descriptor that happens to have the same number)."""
+    with contextlib.suppress(OSError):
+        close(fd)
 
 
 class Writable(Protocol):
@@ -127,16 +185,40 @@ def _require_regular(path: str, st: os.stat_result) -> None:
         raise ValueError(f"not a regular file: {path!r}")
 
 
-def _release(path: str, identity: tuple[int, int], pid: int) -> None:
+def _release(
+    path: str, identity: tuple[int, int], pid: int, close: Callable[[int], None], fd: int
+) -> None:
     """Backstop run at garbage collection and interpreter exit: remove the owned file."""
-    if os.getpid() != pid:
-        return  # a forked child never deletes its parent's file
     try:
-        _remove_if_same(path, identity)
+        if os.getpid() == pid:  # a forked child never deletes its parent's file
+            _remove_if_same(path, identity)
     except OSError as exc:
         warnings.warn(f"could not remove {path!r}: {exc}", RuntimeWarning, stacklevel=1)
     finally:
         _unregister(identity)
+        _close_fd(close, fd)
+
+
+def _release_all_at_exit() -> None:
+    """Release every owned file still open at exit, with SIGINT ignored throughout, so that a
+    second interrupt while the interpreter exits cannot leave the rest behind (FBD-INTR-1)."""
+    previous = _python_handler()
+    if previous is not None:
+        signal.signal(signal.SIGINT, lambda signum, frame: None)
+    try:
+        owners = [ref() for ref in list(_owners.values())]  # no lock: a daemon thread may hold it
+        for owner in owners:
+            # detached and called, as weakref's own exit hook may have shut finalizers down
+            pending = owner._finalizer.detach() if owner is not None else None
+            if pending is not None:
+                _, release, args, _ = pending
+                release(*args)  # _release: never raises, warns for a failed removal
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+
+
+atexit.register(_release_all_at_exit)
 
 
 def _remove_if_same(path: str, identity: tuple[int, int]) -> None:
@@ -182,9 +264,14 @@ class FileBackedData:
         digest = _check_digest(sha256)
         st = os.lstat(checked) if cleanup else os.stat(checked)
         _require_regular(checked, st)
-        self._init(checked, st, digest, cleanup)
+        if cleanup:  # an interrupt must not leave an owner the caller never got (FBD-INTR-1)
+            _atomically(lambda: self._init(checked, st, digest, True), lambda _: self._disown())
+        else:
+            self._init(checked, st, digest, False)
 
     def _init(self, path: str, st: os.stat_result, digest: bytes | None, owner: bool) -> None:
+        """Hold a descriptor of the file ``st`` describes (FBD-IDENT-1), and register as its owner
+        when ``owner``; on failure nothing is left held or registered."""
         self._path = path
         self._size = st.st_size
         self._identity = (st.st_dev, st.st_ino)
@@ -192,14 +279,39 @@ class FileBackedData:
         self._closed = False
         self._lock = threading.Lock()
         self._pid = os.getpid()
-        self._finalizer: weakref.finalize[[str, tuple[int, int], int], FileBackedData] | None = None
-        if owner:
-            with _owners_lock:
-                current = _live_owner(self._identity)
-                if current is not None:
-                    raise ValueError(f"{path!r} is already owned by {current!r}")
-                _owners[self._identity] = weakref.ref(self)
-            self._finalizer = weakref.finalize(self, _release, path, self._identity, self._pid)
+        self._owner = False
+        self._finalizer: weakref.finalize[..., FileBackedData]
+        close = os.close
+        self._fd = fd = os.open(path, _OPEN_FLAGS)
+        try:
+            held = os.fstat(fd)
+            if (held.st_dev, held.st_ino) != self._identity:
+                raise FileChangedError(
+                    errno.ESTALE, "the file was replaced while it was being wrapped", path
+                )
+            if owner:
+                with _owners_lock:
+                    current = _live_owner(self._identity)
+                    if current is not None:
+                        raise ValueError(f"{path!r} is already owned by {current!r}")
+                    _owners[self._identity] = weakref.ref(self)
+                self._owner = True
+                self._finalizer = weakref.finalize(
+                    self, _release, path, self._identity, self._pid, close, fd
+                )
+            else:
+                self._finalizer = weakref.finalize(self, _close_fd, close, fd)
+        except BaseException:
+            _close_fd(close, fd)
+            raise
+        self._finalizer.atexit = False  # owners are released by _release_all_at_exit
+
+    def _disown(self) -> None:
+        """Undo ``_init`` of an owner the caller never received: the file stays, unowned."""
+        self._finalizer.detach()
+        _unregister(self._identity)
+        _close_fd(os.close, self._fd)
+        self._closed = True
 
     @classmethod
     def move_from(cls, path: str | os.PathLike[str], sha256: bytes | None = None) -> FileBackedData:
@@ -212,6 +324,14 @@ class FileBackedData:
         owner = _owner_of(identity)
         if owner is not None:
             raise ValueError(f"cannot move {source!r}: it is owned by {owner!r}")
+        return _atomically(
+            lambda: cls._move(source, identity, digest),
+            lambda moved: moved._move_back(source),
+        )
+
+    @classmethod
+    def _move(cls, source: str, identity: tuple[int, int], digest: bytes | None) -> FileBackedData:
+        """move_from's steps, which an interrupt must not split (FBD-INTR-1)."""
         directory = os.path.dirname(source) or os.curdir
         fd, placeholder = tempfile.mkstemp(
             prefix=f"{PLACEHOLDER_PREFIX}{_owner_tag()}_", suffix=PLACEHOLDER_SUFFIX, dir=directory
@@ -239,6 +359,12 @@ class FileBackedData:
             raise
         return result
 
+    def _move_back(self, source: str) -> None:
+        """Undo a move whose caller was interrupted before it got the owner: the file goes back
+        to ``source``, and no placeholder or registration is left."""
+        os.replace(self._path, source)
+        self._disown()
+
     @property
     def path(self) -> str:
         """Where the data lives now (for an object made by ``move_from``, the placeholder)."""
@@ -252,7 +378,7 @@ class FileBackedData:
     @property
     def owned(self) -> bool:
         """True when this object deletes its file on release."""
-        return self._finalizer is not None
+        return self._owner
 
     def __len__(self) -> int:
         self._check_open()
@@ -297,6 +423,7 @@ class FileBackedData:
         most ``CHUNK_SIZE`` bytes through ``write``. Every way checks that exactly ``len(self)``
         bytes were copied (FBD-CHANGE-1).
         """
+        check_writable(outfile)
         self._check_open()
         with self._open() as reader:
             target = _os_file(outfile) if reader.is_os_file else None
@@ -308,15 +435,22 @@ class FileBackedData:
             reader.stream(lambda chunk: write_all(outfile, chunk))  # what is left, and the end
 
     def close(self) -> None:
-        """Release the file, deleting it if owned; idempotent; a failed removal raises."""
+        """Release the file, deleting it if owned; idempotent; a failed removal raises.
+
+        An interrupt does not split it: the release completes, then the interrupt is raised."""
+        _atomically(self._close, lambda _: None)
+
+    def _close(self) -> None:
         with self._lock:
             if self._closed:
                 return
-            if self._finalizer is not None:
-                if os.getpid() == self._pid:  # a forked child never deletes its parent's file
-                    _remove_if_same(self._path, self._identity)
-                self._finalizer.detach()
-                _unregister(self._identity)
+            # a forked child never deletes its parent's file
+            if self._owner and os.getpid() == self._pid:
+                _remove_if_same(self._path, self._identity)
+            self._finalizer.detach()
+            if self._owner:
+                _unregister(self._identity)  # before the descriptor goes, and the inode with it
+            _close_fd(os.close, self._fd)
             self._closed = True
 
     def __enter__(self) -> FileBackedData:
@@ -373,14 +507,35 @@ def _unlink_quietly(path: str) -> None:
         os.unlink(path)
 
 
+def check_writable(outfile: object) -> None:
+    """Raise TypeError naming ``outfile`` unless it has a ``write`` method (FBD-WRITE-1)."""
+    if not callable(getattr(outfile, "write", None)):
+        raise TypeError(
+            f"outfile must be a binary output with a write() method, "
+            f"not {type(outfile).__name__}: {outfile!r}"
+        )
+
+
 def write_all(outfile: Writable, chunk: memoryview) -> None:
-    """Write all of ``chunk``, looping over the short writes a raw file may make."""
+    """Write all of ``chunk``, looping over the short writes a raw file may make.
+
+    A raw output (``io.RawIOBase``) returns None when it is non-blocking and full: it wrote
+    nothing, which raises BlockingIOError naming it (FBD-FAULT-3); any other output returning
+    something other than an ``int`` is taken to have written everything."""
     while chunk:
         written = outfile.write(chunk)
+        if written is None and isinstance(outfile, io.RawIOBase):
+            raise BlockingIOError(
+                errno.EAGAIN,
+                f"the non-blocking output {outfile!r} is full: it took none of {len(chunk)} "
+                f"bytes, which are not written",
+            )
         if not isinstance(written, int) or written >= len(chunk):
             return
         if written <= 0:  # FBD-FAULT-3: a sink that takes nothing would be retried forever
-            raise OSError(errno.EIO, f"the output accepted none of {len(chunk)} bytes")
+            raise OSError(
+                errno.EIO, f"the output {outfile!r} accepted none of {len(chunk)} bytes"
+            )
         chunk = chunk[written:]
 
 

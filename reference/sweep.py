@@ -19,7 +19,7 @@ from typing import Literal
 
 from .file_backed import PLACEHOLDER_PREFIX, PLACEHOLDER_SUFFIX, process_start_time
 
-__all__ = ["Placeholder", "SweepResult", "find_orphans", "scan", "sweep"]
+__all__ = ["Placeholder", "SweepResult", "find_orphans", "report_lines", "scan", "sweep"]
 
 Owner = Literal["alive", "gone", "unknown"]
 
@@ -103,7 +103,10 @@ def _scan(dirfd: int, directory: str) -> list[Placeholder]:
             match = _NAME.fullmatch(entry.name)
             if match is None:
                 continue
-            st = os.stat(entry.name, dir_fd=dirfd, follow_symlinks=False)
+            try:
+                st = os.stat(entry.name, dir_fd=dirfd, follow_symlinks=False)
+            except FileNotFoundError:
+                continue  # removed since the directory was read (FBD-SWEEP-4)
             if not stat.S_ISREG(st.st_mode):
                 continue  # a symbolic link, a directory, a FIFO named like a placeholder
             pid = None if match["pid"] is None else int(match["pid"])
@@ -171,3 +174,15 @@ def sweep(directory: str | os.PathLike[str], dry_run: bool = False) -> SweepResu
     finally:
         os.close(dirfd)
     return SweepResult(removed, kept, dry_run)
+
+
+def report_lines(result: SweepResult) -> list[str]:
+    """What a sweep did, one line per file and a total: what ``cordspec sweep`` prints."""
+    verb = "would remove" if result.dry_run else "removed"
+    lines = [f"{verb} {found.path} (owner pid {found.pid} gone)" for found in result.removed]
+    for found in result.kept:
+        why = "unknown owner" if found.owner == "unknown" else f"owner pid {found.pid} alive"
+        lines.append(f"kept {found.path} ({why})")
+    done = "would be removed" if result.dry_run else "removed"
+    lines.append(f"{len(result.removed)} {done}, {len(result.kept)} kept")
+    return lines

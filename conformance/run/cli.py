@@ -205,21 +205,15 @@ def _clauses(args: argparse.Namespace) -> int:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from reference.sweep import sweep
+    from reference.sweep import report_lines, sweep
 
     try:
         result = sweep(args.directory, dry_run=args.dry_run)
     except OSError as exc:
         reason = "is a symbolic link" if exc.errno == errno.ELOOP else exc.strerror or str(exc)
         raise _Failure(f"sweep {args.directory}: {reason}") from None
-    verb = "would remove" if result.dry_run else "removed"
-    for found in result.removed:
-        print(f"{verb} {found.path} (owner pid {found.pid} gone)")
-    for found in result.kept:
-        why = "unknown owner" if found.owner == "unknown" else f"owner pid {found.pid} alive"
-        print(f"kept {found.path} ({why})")
-    done = "would be removed" if result.dry_run else "removed"
-    print(f"{len(result.removed)} {done}, {len(result.kept)} kept")
+    for line in report_lines(result):
+        print(line)
     return 0
 
 

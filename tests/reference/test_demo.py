@@ -49,7 +49,43 @@ def test_demo_reports_a_failed_check(capsys, demo_dir, monkeypatch) -> None:
 
 def test_run_as_module_exits_with_the_demo_status(capsys, demo_dir, monkeypatch) -> None:
     monkeypatch.delitem(sys.modules, "reference.__main__")  # run it afresh, as ``python -m`` does
+    monkeypatch.setattr(sys, "argv", ["python -m reference"])
     with pytest.raises(SystemExit) as caught:
         runpy.run_module("reference", run_name="__main__")
     assert caught.value.code == 0
     assert capsys.readouterr().out.splitlines()[-1] == "demo: all checks held"
+
+
+def test_help_prints_help_and_runs_nothing(capsys, demo_dir) -> None:
+    """``python -m reference sweep --help`` and ``--help`` print help; no demo runs."""
+    for argv in (["sweep", "--help"], ["--help"]):
+        with pytest.raises(SystemExit) as caught:
+            demo.cli(argv)
+        assert caught.value.code == 0
+        out = capsys.readouterr().out
+        assert out.startswith("usage: python -m reference"), out
+        assert "demo:" not in out
+    assert os.listdir(demo_dir) == []
+
+
+def test_sweep_command(capsys, tmp_path) -> None:
+    from conformance.harness.child import dead_pid
+
+    orphan = tmp_path / f".executorch_{dead_pid()}_abcdefgh.data"
+    orphan.write_bytes(b"left")
+    foreign = tmp_path / ".executorch_abcdefgh.data"
+    foreign.write_bytes(b"kept")
+    assert demo.cli(["sweep", "--dry-run", str(tmp_path)]) == 0
+    assert orphan.exists()
+    assert capsys.readouterr().out.splitlines()[-1] == "1 would be removed, 1 kept"
+    assert demo.cli(["sweep", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"removed {orphan} (owner pid {orphan.name.split('_')[1]} gone)"
+    assert out[1] == f"kept {foreign} (unknown owner)"
+    assert not orphan.exists() and foreign.read_bytes() == b"kept"
+
+
+def test_sweep_command_of_no_directory(capsys, tmp_path) -> None:
+    assert demo.cli(["sweep", str(tmp_path / "absent")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"python -m reference sweep: {tmp_path / 'absent'}: No such file or directory\n"

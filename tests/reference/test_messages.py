@@ -262,8 +262,10 @@ class _TakesNothing:
 
 def test_a_sink_that_takes_nothing_is_an_eio(make_file: MakeFile) -> None:
     blob = FileBackedData(str(make_file("blob.bin", b"0123456789")))
-    raised = _raised(OSError, lambda: blob.write_to_file(_TakesNothing()))
-    assert (raised.errno, raised.strerror) == (errno.EIO, "the output accepted none of 10 bytes")
+    sink = _TakesNothing()
+    raised = _raised(OSError, lambda: blob.write_to_file(sink))
+    expected = f"the output {sink!r} accepted none of 10 bytes"
+    assert (raised.errno, raised.strerror) == (errno.EIO, expected)
 
 
 def test_a_low_memory_mode_that_is_no_text_is_named_as_bytes() -> None:
