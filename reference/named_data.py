@@ -1,11 +1,18 @@
-"""NamedDataStore: named blobs for the runtime; equal contents share a buffer; outputs merge."""
+"""NamedDataStore: named blobs for the runtime; equal contents share a buffer; outputs merge.
+
+Every operation costs what it changes, not the size of the store: an add touches a few dicts, a
+merge stages its additions and commits them in a few steps (undone if interrupted), an output
+shares the store's append-only containers and copies them only when it is first read, and
+colliding fingerprints are settled through a digest index rather than a scan.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import islice
 
 from .cord import CordBuffer
 from .file_backed import FileBackedData
@@ -25,6 +32,12 @@ class DataEntry:
     tensor_layout: object | None = None
 
 
+_Maps = dict[str, dict[str, DataEntry]]
+_View = tuple[
+    list[CordBuffer], int, dict[str, DataEntry], int, list[tuple[str, dict[str, DataEntry], int]]
+]
+
+
 @dataclass
 class NamedDataStoreOutput:
     """A store's contents: unique buffers, inline entries by key, external ones by tag and key."""
@@ -33,21 +46,46 @@ class NamedDataStoreOutput:
     pte_data: dict[str, DataEntry]
     external_data: dict[str, dict[str, DataEntry]]
 
+    def __getattr__(self, name: str) -> object:
+        # Only reached by a store's snapshot before its first read: its fields are the first n
+        # items of the store's append-only containers, copied now (the store never changes them
+        # in place while they are lent: see NamedDataStore._unlend).
+        if name not in ("buffers", "pte_data", "external_data") or "_view" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        view: _View = self.__dict__.pop("_view")
+        buffers, count, pte, inline, external = view
+        self.buffers = buffers[:count]
+        self.pte_data = dict(islice(pte.items(), inline))
+        self.external_data = {tag: dict(islice(m.items(), n)) for tag, m, n in external}
+        return self.__dict__[name]
 
-_Entry = tuple[str, CordBuffer, int, "str | None", object]
+
+_Fingerprint = tuple[int, bytes]
+_MISSING: object = object()
+_new = object.__new__
+
+
+def _entry(index: int, alignment: int, layout: object) -> DataEntry:
+    """``DataEntry(index, alignment, layout)`` without the frozen dataclass's ``__setattr__``."""
+    entry: DataEntry = _new(DataEntry)
+    fields = entry.__dict__
+    fields["buffer_index"] = index
+    fields["alignment"] = alignment
+    fields["tensor_layout"] = layout
+    return entry
 
 
 def _digest(data: CordBuffer) -> bytes:
     return data.sha256() if isinstance(data, FileBackedData) else hashlib.sha256(data).digest()
 
 
-def _fingerprint(data: CordBuffer) -> tuple[int, bytes]:
+def _fingerprint(data: CordBuffer) -> _Fingerprint:
     if isinstance(data, FileBackedData):
         return len(data), data.prefix(FINGERPRINT_PREFIX)
     return len(data), data[:FINGERPRINT_PREFIX]
 
 
-def _where(tag: str | None) -> str:
+def _where(tag: object) -> str:
     return "inline in the PTE" if tag is None else f"under external tag {tag!r}"
 
 
@@ -73,11 +111,26 @@ def _checked(
     return key, data, alignment, external_tag
 
 
-def _replay(other: NamedDataStoreOutput) -> Iterator[_Entry]:
+def _map(what: str, value: object) -> Mapping[object, DataEntry]:
+    if not isinstance(value, (dict, Mapping)):
+        raise TypeError(f"{what} must be a dict, not {type(value).__name__}: {value!r}")
+    return value
+
+
+def _replay(
+    other: NamedDataStoreOutput,
+) -> Iterator[tuple[object, CordBuffer, object, object, object]]:
     """Every entry of ``other`` as add arguments: inline ones first, then each tag's, in order."""
-    buffers = other.buffers
-    seen: dict[str, str | None] = {}
-    maps = [(None, other.pte_data), *other.external_data.items()]
+    buffers: object = other.buffers
+    if not isinstance(buffers, (list, Sequence)):
+        raise TypeError(f"buffers must be a list, not {type(buffers).__name__}: {buffers!r}")
+    count = len(buffers)
+    seen: dict[object, object] = {}
+    external = _map("external_data", other.external_data)
+    maps: list[tuple[object, Mapping[object, DataEntry]]] = [
+        (None, _map("pte_data", other.pte_data))
+    ]
+    maps += [(tag, _map(f"external_data[{tag!r}]", m)) for tag, m in external.items()]
     for tag, entries in maps:
         for key, entry in entries.items():
             if key in seen:
@@ -86,16 +139,27 @@ def _replay(other: NamedDataStoreOutput) -> Iterator[_Entry]:
                     f"{_where(seen[key])} and {_where(tag)}"
                 )
             seen[key] = tag
-            index = entry.buffer_index
-            if (
-                isinstance(index, bool)
-                or not isinstance(index, int)
-                or not 0 <= index < len(buffers)
-            ):
+            try:
+                index, alignment, layout = entry.buffer_index, entry.alignment, entry.tensor_layout
+            except AttributeError:
+                raise TypeError(
+                    f"entry {key!r} must be a DataEntry, not {type(entry).__name__}: {entry!r}"
+                ) from None
+            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
                 raise ValueError(
-                    f"entry {key!r} refers to buffer {index!r}, but the output has {len(buffers)}"
+                    f"entry {key!r} refers to buffer {index!r}, but the output has {count}"
                 )
-            yield key, buffers[index], entry.alignment, tag, entry.tensor_layout
+            yield key, buffers[index], alignment, tag, layout
+
+
+def _undo(action: Callable[[], None]) -> None:
+    """Run an idempotent undo to its end, again from the start if it is itself interrupted."""
+    while True:
+        try:
+            action()
+            return
+        except BaseException:  # a second interrupt: the undo is idempotent, so it runs again
+            continue
 
 
 class NamedDataStore:
@@ -104,10 +168,17 @@ class NamedDataStore:
     def __init__(self) -> None:
         self.buffers: list[CordBuffer] = []
         self.pte_data: dict[str, DataEntry] = {}
-        self.external_data: dict[str, dict[str, DataEntry]] = {}
+        self.external_data: _Maps = {}
         self._tags: dict[str, str | None] = {}
-        self._fingerprints: dict[tuple[int, bytes], list[int]] = {}
+        # A fingerprint maps to the index of the only buffer that has it, or to None once two
+        # buffers have it: then every buffer of it is in _index by (fingerprint, digest) and in
+        # _ids by identity.
+        self._fps: dict[_Fingerprint, int | None] = {}
+        self._index: dict[tuple[_Fingerprint, bytes], int] = {}
+        self._ids: dict[int, int] = {}
         self._digests: dict[int, bytes] = {}
+        self._lent: set[int] = set()
+        """ids of the maps an output reads lazily: copied before an entry of theirs is replaced."""
 
     def add_named_data(
         self,
@@ -117,23 +188,36 @@ class NamedDataStore:
         external_tag: str | None = None,
         tensor_layout: object | None = None,
     ) -> None:
-        """Add ``data`` under ``key``, inline (no tag) or for an external file; atomic on error."""
+        """Add ``data`` under ``key``, inline (no tag) or for an external file; atomic on error
+        and on interruption."""
         self._add(*_checked(key, data, alignment, external_tag), tensor_layout)
 
     def get_named_data_store_output(self) -> NamedDataStoreOutput:
-        """A snapshot: later changes to the store never show through it; buffers by identity."""
-        return NamedDataStoreOutput(
-            list(self.buffers),
-            dict(self.pte_data),
-            {tag: dict(entries) for tag, entries in self.external_data.items() if entries},
+        """A snapshot: later changes to the store never show through it; buffers by identity.
+
+        It costs O(tags): the store's containers are only ever appended to while lent, so the
+        snapshot is their lengths now, and copying waits for the first read of a field."""
+        lent = self._lent
+        external = [(tag, m, len(m)) for tag, m in self.external_data.items() if m]
+        lent.update(id(m) for _, m, _ in external)
+        lent.add(id(self.pte_data))
+        out: NamedDataStoreOutput = _new(NamedDataStoreOutput)
+        out.__dict__["_view"] = (
+            self.buffers,
+            len(self.buffers),
+            self.pte_data,
+            len(self.pte_data),
+            external,
         )
+        return out
 
     def merge_named_data_store(self, other: NamedDataStoreOutput) -> None:
-        """Add every entry of ``other``, which is never changed, nor its files; all or nothing."""
-        staged = self._clone()
+        """Add every entry of ``other``, which is never changed, nor its files; all or nothing,
+        also when interrupted. Costs O(len(other)), whatever the size of this store."""
+        stage = _Stage(self)
         for key, data, alignment, tag, layout in _replay(other):
-            staged._add(*_checked(key, data, alignment, tag), layout)
-        self._take(staged)
+            stage.add(*_checked(key, data, alignment, tag), layout)
+        stage.commit()
 
     def externalize_pte_data(self, max_data_bytes: int, tag_prefix: str) -> None:
         """Move every inline entry to external shards of at most ``max_data_bytes``; atomic."""
@@ -168,6 +252,7 @@ class NamedDataStore:
             current_bytes += size
         if current:
             shards.append(current)
+        # New maps throughout: the old ones may be lent to outputs, which must not change.
         external = {tag: dict(entries) for tag, entries in self.external_data.items()}
         tags = dict(self._tags)
         for shard in shards:
@@ -179,38 +264,76 @@ class NamedDataStore:
             external[tag] = canonical
             tags.update(dict.fromkeys(keys, tag))
         self.external_data, self.pte_data, self._tags = external, {}, tags
+        self._lent.clear()
 
     def _add(
         self, key: str, data: CordBuffer, alignment: int, tag: str | None, layout: object
     ) -> None:
         # Every check and digest comes before the first change, so a failed add changes nothing.
-        if key in self._tags:
-            self._readd(key, data, alignment, tag, layout)
+        old_tag = self._tags.get(key, _MISSING)
+        if old_tag is not _MISSING:
+            changed = self._readd(key, data, alignment, tag, layout)
+            if changed is not None:
+                self._unlend(old_tag)[key] = changed  # type: ignore[arg-type]  # as above
             return
         fingerprint = _fingerprint(data)
-        candidates = self._fingerprints.get(fingerprint, [])
-        # The very object of a stored buffer is equal to it without hashing either.
-        index = next((i for i in candidates if self.buffers[i] is data), None)
-        digest = _digest(data) if candidates and index is None else None
-        if digest is not None:
-            index = next((i for i in candidates if self._buffer_digest(i) == digest), None)
-        if index is None:
-            index = len(self.buffers)
+        if fingerprint in self._fps:  # a collision: settled by the digest index
+            stage = _Stage(self)
+            stage.place_new(key, data, alignment, tag, layout, fingerprint)
+            stage.commit()
+            return
+        # The common case, a new fingerprint: a new buffer, committed in four steps.
+        index = len(self.buffers)
+        entries = self.pte_data if tag is None else self.external_data.get(tag)
+        entry = _entry(index, alignment, layout)
+        try:
             self.buffers.append(data)
-            self._fingerprints.setdefault(fingerprint, []).append(index)
-            if digest is not None:
-                self._digests[index] = digest
-        entries = self.pte_data if tag is None else self.external_data.setdefault(tag, {})
-        entries[key] = DataEntry(index, alignment, layout)
-        self._tags[key] = tag
+            self._fps[fingerprint] = index
+            if entries is None:
+                self.external_data[tag] = {key: entry}  # type: ignore[index]  # None is inline
+            else:
+                entries[key] = entry
+            self._tags[key] = tag
+        except BaseException:
+            _undo(lambda: self._forget(index, fingerprint, key, tag, entries is None))
+            raise
+
+    def _forget(
+        self, index: int, fingerprint: _Fingerprint, key: str, tag: str | None, created: bool
+    ) -> None:
+        """Undo an interrupted add of a new fingerprint: whatever of it was done."""
+        del self.buffers[index:]
+        if self._fps.get(fingerprint) == index:
+            del self._fps[fingerprint]
+        self._tags.pop(key, None)
+        if created:
+            self.external_data.pop(tag, None)  # type: ignore[arg-type]  # a tag: None is not created
+        else:
+            self._entries(tag).pop(key, None)
+
+    def _entries(self, tag: str | None) -> dict[str, DataEntry]:
+        return self.pte_data if tag is None else self.external_data[tag]
+
+    def _unlend(self, tag: str | None) -> dict[str, DataEntry]:
+        """The map of ``tag``, to replace an entry in: a copy of it first if an output reads it."""
+        entries = self._entries(tag)
+        if id(entries) not in self._lent:
+            return entries
+        copy = dict(entries)
+        if tag is None:
+            self.pte_data = copy
+        else:
+            self.external_data[tag] = copy
+        self._lent.discard(id(entries))
+        return copy
 
     def _readd(
         self, key: str, data: CordBuffer, alignment: int, tag: str | None, layout: object
-    ) -> None:
-        """A key already present: equal contents are accepted, anything else is a conflict."""
+    ) -> DataEntry | None:
+        """A key already present: equal contents are accepted, anything else is a conflict.
+        Returns the entry with its new alignment, or None when it stays as it is."""
         old_tag = self._tags[key]
-        entries = self.pte_data if old_tag is None else self.external_data[old_tag]
-        entry = entries[key]
+        entry = self._entries(old_tag)[key]
         existing = self.buffers[entry.buffer_index]
         if data is not existing and (
             len(data) != len(existing) or _digest(data) != self._buffer_digest(entry.buffer_index)
@@ -230,33 +353,178 @@ class NamedDataStore:
                 f"{entry.tensor_layout!r}, then {layout!r}"
             )
         combined = math.lcm(entry.alignment, alignment)
-        if combined != entry.alignment:
-            entries[key] = replace(entry, alignment=combined)
+        return None if combined == entry.alignment else replace(entry, alignment=combined)
 
     def _buffer_digest(self, index: int) -> bytes:
+        """A stored buffer's digest, hashed once and kept (a cache: writing it changes nothing)."""
         digest = self._digests.get(index)
         if digest is None:
             digest = self._digests[index] = _digest(self.buffers[index])
         return digest
 
-    def _clone(self) -> NamedDataStore:
-        clone = NamedDataStore()
-        clone.buffers = list(self.buffers)
-        clone.pte_data = dict(self.pte_data)
-        clone.external_data = {tag: dict(entries) for tag, entries in self.external_data.items()}
-        clone._tags = dict(self._tags)
-        clone._fingerprints = {fp: list(indices) for fp, indices in self._fingerprints.items()}
-        clone._digests = dict(self._digests)
-        return clone
 
-    def _take(self, other: NamedDataStore) -> None:
-        self.buffers, self.pte_data, self.external_data = (
-            other.buffers,
-            other.pte_data,
-            other.external_data,
+class _Stage:
+    """Additions to a store found without changing it, then committed in a few steps, each
+    undone (idempotently) if the commit is interrupted: the store is as before or as after."""
+
+    def __init__(self, store: NamedDataStore) -> None:
+        self.store = store
+        self.start = len(store.buffers)
+        self.buffers: list[CordBuffer] = []  # new buffers, at start, start + 1, ...
+        self.fps: dict[_Fingerprint, int | None] = {}  # changes to store._fps
+        self.old_fps: dict[_Fingerprint, object] = {}  # their values before (or _MISSING)
+        self.index: dict[tuple[_Fingerprint, bytes], int] = {}  # of new buffers only
+        self.ids: dict[int, int] = {}  # of new buffers only
+        self.digests: dict[int, bytes] = {}  # of new buffers only
+        self.maps: dict[str | None, dict[str, DataEntry]] = {}  # new and changed entries by tag
+        self.old: dict[tuple[str | None, str], DataEntry] = {}  # changed entries as they were
+        self.tags: dict[str, str | None] = {}  # new keys
+
+    def add(
+        self, key: str, data: CordBuffer, alignment: int, tag: str | None, layout: object
+    ) -> None:
+        store = self.store
+        old_tag = store._tags.get(key, _MISSING)
+        if old_tag is _MISSING:
+            self.place_new(key, data, alignment, tag, layout, _fingerprint(data))
+            return
+        changed = store._readd(key, data, alignment, tag, layout)
+        if changed is not None:
+            where: str | None = old_tag  # type: ignore[assignment]  # not _MISSING: a tag
+            self.old[(where, key)] = store._entries(where)[key]
+            self.maps.setdefault(where, {})[key] = changed
+
+    def place_new(
+        self,
+        key: str,
+        data: CordBuffer,
+        alignment: int,
+        tag: str | None,
+        layout: object,
+        fingerprint: _Fingerprint,
+    ) -> None:
+        """Stage ``key``, not in the store, with the buffer equal to ``data`` or a new one."""
+        self.maps.setdefault(tag, {})[key] = _entry(
+            self._place(data, fingerprint), alignment, layout
         )
-        self._tags, self._fingerprints, self._digests = (
-            other._tags,
-            other._fingerprints,
-            other._digests,
-        )
+        self.tags[key] = tag
+
+    def _place(self, data: CordBuffer, fingerprint: _Fingerprint) -> int:
+        state = self.fps.get(fingerprint, _MISSING)
+        if state is _MISSING:
+            state = self.store._fps.get(fingerprint, _MISSING)
+        if state is _MISSING:
+            index = self._new(data)
+            self._set_fp(fingerprint, index)
+            return index
+        if state is not None:  # one buffer has this fingerprint
+            lone: int = state  # type: ignore[assignment]  # an int: neither _MISSING nor None
+            buffer = self._buffer(lone)
+            if buffer is data:
+                return lone
+            digest, known = _digest(data), self._digest(lone)
+            if digest == known:
+                return lone
+            # A second buffer for the fingerprint: both go into the digest index.
+            self._index_buffer(fingerprint, known, lone, buffer)
+            self._set_fp(fingerprint, None)
+            index = self._new(data)
+            self._index_buffer(fingerprint, digest, index, data)
+            self.digests[index] = digest
+            return index
+        found = self.ids.get(id(data))
+        if found is None:
+            found = self.store._ids.get(id(data))
+        if found is not None and self._buffer(found) is data:
+            return found
+        digest = _digest(data)
+        found = self.index.get((fingerprint, digest))
+        if found is None:
+            found = self.store._index.get((fingerprint, digest))
+        if found is not None:
+            return found
+        index = self._new(data)
+        self._index_buffer(fingerprint, digest, index, data)
+        self.digests[index] = digest
+        return index
+
+    def _new(self, data: CordBuffer) -> int:
+        self.buffers.append(data)
+        return self.start + len(self.buffers) - 1
+
+    def _buffer(self, index: int) -> CordBuffer:
+        start = self.start
+        return self.store.buffers[index] if index < start else self.buffers[index - start]
+
+    def _digest(self, index: int) -> bytes:
+        if index < self.start:
+            return self.store._buffer_digest(index)
+        digest = self.digests.get(index)
+        if digest is None:
+            digest = self.digests[index] = _digest(self._buffer(index))
+        return digest
+
+    def _set_fp(self, fingerprint: _Fingerprint, state: int | None) -> None:
+        if fingerprint not in self.old_fps:
+            self.old_fps[fingerprint] = self.store._fps.get(fingerprint, _MISSING)
+        self.fps[fingerprint] = state
+
+    def _index_buffer(
+        self, fingerprint: _Fingerprint, digest: bytes, index: int, buffer: CordBuffer
+    ) -> None:
+        if index < self.start:
+            # An index entry for a stored buffer: harmless to write now, as it holds true.
+            self.store._index[(fingerprint, digest)] = index
+            self.store._ids[id(buffer)] = index
+        else:
+            self.index[(fingerprint, digest)] = index
+            self.ids[id(buffer)] = index
+
+    def commit(self) -> None:
+        store = self.store
+        try:
+            store.buffers.extend(self.buffers)
+            store._digests.update(self.digests)
+            store._index.update(self.index)
+            store._ids.update(self.ids)
+            store._fps.update(self.fps)
+            for tag, entries in self.maps.items():
+                if tag is not None and tag not in store.external_data:
+                    store.external_data[tag] = dict(entries)
+                elif any((tag, key) in self.old for key in entries):
+                    store._unlend(tag).update(entries)
+                else:
+                    store._entries(tag).update(entries)
+            store._tags.update(self.tags)
+        except BaseException:
+            _undo(self._undo)
+            raise
+
+    def _undo(self) -> None:
+        store = self.store
+        del store.buffers[self.start :]
+        for index in self.digests:
+            store._digests.pop(index, None)
+        for pair in self.index:
+            store._index.pop(pair, None)
+        for identity in self.ids:
+            store._ids.pop(identity, None)
+        for fingerprint, state in self.old_fps.items():
+            if state is _MISSING:
+                store._fps.pop(fingerprint, None)
+            else:
+                store._fps[fingerprint] = state  # type: ignore[assignment]  # an int or None
+        for tag, entries in self.maps.items():
+            if tag is not None and tag not in store.external_data:
+                continue
+            target = store._entries(tag)
+            for key in entries:
+                old = self.old.get((tag, key))
+                if old is not None:
+                    target[key] = old
+                else:
+                    target.pop(key, None)
+            if tag is not None and not target:
+                del store.external_data[tag]
+        for key in self.tags:
+            store._tags.pop(key, None)

@@ -22,16 +22,11 @@ class NamedDataStore(_Reference):
         tag: str | None,
         layout: object,
     ) -> None:
-        candidates = self._fingerprints.get(_fingerprint(data), [])
-        if key in self._tags or not candidates:
+        lone = self._fps.get(_fingerprint(data))
+        if key in self._tags or lone is None:
             super()._add(key, data, alignment, tag, layout)
             return
         # BUG: a fingerprint match is taken for equal contents, without comparing digests.
         entries = self.pte_data if tag is None else self.external_data.setdefault(tag, {})
-        entries[key] = DataEntry(candidates[0], alignment, layout)
+        entries[key] = DataEntry(lone, alignment, layout)
         self._tags[key] = tag
-
-    def _clone(self) -> _Reference:
-        clone = super()._clone()
-        clone.__class__ = type(self)  # merges stage their adds on a clone: keep the bug there too
-        return clone

@@ -29,8 +29,3 @@ class NamedDataStore(_Reference):
         if new:
             entries = self.pte_data if tag is None else self.external_data[tag]
             self.buffers[entries[key].buffer_index] = data  # BUG: the last object is kept
-
-    def _clone(self) -> _Reference:
-        clone = super()._clone()
-        clone.__class__ = type(self)  # merges stage their adds on a clone: keep the bug there too
-        return clone

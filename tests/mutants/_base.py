@@ -82,14 +82,8 @@ class StepwiseMove(reference.FileBackedData):
 
 
 class Store(reference.NamedDataStore):
-    """The reference store, whose merges stage their changes in a store of its own class (the
-    reference stages in a plain ``reference.NamedDataStore``), so a mutant's ``_add`` is used
-    there too."""
-
-    def _clone(self) -> reference.NamedDataStore:
-        clone = super()._clone()
-        clone.__class__ = type(self)
-        return clone
+    """The reference store, as the class a store mutant overrides steps of (``_add``,
+    ``_readd``, ``_buffer_digest``, ``merge_named_data_store``, ...)."""
 
 
 class ProbeLowering:

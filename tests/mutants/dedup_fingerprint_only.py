@@ -16,9 +16,9 @@ from ._base import Store
 
 class NamedDataStore(Store):
     def _add(self, key: str, data: Any, alignment: int, tag: str | None, layout: object) -> None:
-        candidates = self._fingerprints.get(_fingerprint(data))
-        if candidates and key not in self._tags:
-            data = self.buffers[candidates[0]]  # the stored object: "equal" without a digest
+        lone = self._fps.get(_fingerprint(data))
+        if lone is not None and key not in self._tags:
+            data = self.buffers[lone]  # the stored object: "equal" without a digest
         super()._add(key, data, alignment, tag, layout)
 
 

@@ -14,7 +14,7 @@ from ._base import Store
 
 class NamedDataStore(Store):
     def _readd(self, key: str, data: Any, alignment: int, tag: str | None, layout: object) -> None:
-        pass
+        return None
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

@@ -15,13 +15,13 @@ from ._base import Store
 
 
 class NamedDataStore(Store):
-    def _readd(self, key: str, data: Any, alignment: int, tag: str | None, layout: object) -> None:
+    def _readd(self, key: str, data: Any, alignment: int, tag: str | None, layout: object) -> Any:
         tag_now = self._tags[key]
         entries = self.pte_data if tag_now is None else self.external_data[tag_now]
         index = entries[key].buffer_index
         if _digest(data) == self._buffer_digest(index):
             data = self.buffers[index]  # equal digests: taken as the same blob, length unchecked
-        super()._readd(key, data, alignment, tag, layout)
+        return super()._readd(key, data, alignment, tag, layout)
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

@@ -1,18 +1,23 @@
 """Breaks: NDS-MERGE-6
 
-A merge staged in the target store itself instead of a copy of it: when it fails half-way (a key
-conflict), the entries replayed before the conflict stay merged.
+A merge that adds each entry as it replays it instead of staging them: when it fails half-way (a
+key conflict), the entries replayed before the conflict stay merged.
 """
 
 from __future__ import annotations
+
+from typing import Any
+
+from reference.named_data import _checked, _replay
 
 from . import implementation
 from ._base import Store
 
 
 class NamedDataStore(Store):
-    def _clone(self) -> NamedDataStore:
-        return self
+    def merge_named_data_store(self, other: Any) -> None:
+        for key, data, alignment, tag, layout in _replay(other):
+            self._add(*_checked(key, data, alignment, tag), layout)
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
