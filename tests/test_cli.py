@@ -23,8 +23,9 @@ import pytest
 
 import reference
 from conformance.run.cli import clause_lines, first_sentence, pytest_args
+from conformance.run.collect import SuiteTest, collect_suite, keyword_for
 from conformance.run.spec import Profile, load_spec
-from tests.impls.suite_map import REPO, SuiteTest, collect_suite, keyword_for, subprocess_env
+from tests.children import REPO, subprocess_env
 
 pytestmark = pytest.mark.meta  # runs the suite in child processes: tox -e meta
 
@@ -82,8 +83,8 @@ def run_with_reports(cwd: Path, *args: str) -> Run:
 
 
 @pytest.fixture(scope="module")
-def suite_tests(tmp_path_factory: pytest.TempPathFactory) -> list[SuiteTest]:
-    return collect_suite(tmp_path_factory.mktemp("suite-map") / "map.json")
+def suite_tests() -> list[SuiteTest]:
+    return collect_suite(env=subprocess_env())
 
 
 FULL_RUNS = {
@@ -290,7 +291,8 @@ def test_a_declared_deviation_the_implementation_meets_fails_the_run(
 def test_a_declared_deviation_that_holds_is_an_expected_deviation(
     tmp_path: Path, suite_tests: list[SuiteTest]
 ) -> None:
-    """Reported alike with and without xdist, together with passed, untested, not applicable."""
+    """Reported alike with and without xdist, together with passed, not applicable and, as the
+    run is narrowed by -k, not run."""
     (tmp_path / "dev.txt").write_text(
         "# the broken Cord on purpose\nCORD-WRITE-1  writes its pieces in reverse\n",
         encoding="utf-8",
@@ -307,8 +309,10 @@ def test_a_declared_deviation_that_holds_is_an_expected_deviation(
         assert clause["status"] == "expected deviation", run.why()
         assert clause["reason"] == "CORD-WRITE-1: writes its pieces in reverse"
         statuses = set(run.statuses(name).values())
-        assert {"expected deviation", "passed", "not applicable", "untested"} <= statuses
-        assert run.code == 1  # untested clauses
+        assert {"expected deviation", "passed", "not applicable", "not run"} <= statuses
+        assert "untested" not in statuses
+        assert "PARTIAL RUN" in data["verdicts"]["core"]["verdict"]
+        assert run.code == 0  # a partial run is judged on the clauses it ran
     assert serial.json("serial.json")["verdicts"] == parallel.json("xdist.json")["verdicts"]
     assert serial.statuses("serial.json") == parallel.statuses("xdist.json")
 
@@ -467,6 +471,28 @@ def test_clauses_of_a_profile(tmp_path: Path) -> None:
     assert [line.split()[0] for line in run.out.splitlines()] == [
         c.id for c in SPEC.in_profile("core")
     ]
+
+
+def test_clauses_with_their_tests(tmp_path: Path, suite_tests: list[SuiteTest]) -> None:
+    """Each clause line is followed by the tests naming it, without parameters, as collected."""
+    run = cordspec("clauses", "--tests", "--profile", "core", cwd=tmp_path)
+    assert run.code == 0, run.why()
+    listed: dict[str, list[str]] = {}
+    clause = ""
+    for line in run.out.splitlines():
+        if line.startswith("    "):
+            listed[clause].append(line.strip())
+        else:
+            clause = line.split()[0]
+            listed[clause] = []
+    assert list(listed) == [c.id for c in SPEC.in_profile("core")]
+    expected: dict[str, dict[str, None]] = {c: {} for c in listed}
+    for test in suite_tests:
+        for c in test.clauses:
+            if c in expected:
+                expected[c].setdefault(test.nodeid.partition("[")[0], None)
+    assert listed == {c: list(tests) or ["(no test)"] for c, tests in expected.items()}
+    assert "suite/test_cord.py::TestCordConstruction::test_empty" in listed["CORD-INIT-1"]
 
 
 def test_clause_lines() -> None:

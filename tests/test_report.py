@@ -480,6 +480,7 @@ def test_json_content() -> None:
         "deviations": 1,
         "untested": 1,
         "not_applicable": 0,
+        "not_run": 0,
     }
     assert [(c["id"], c["status"], c["section"]) for c in data["clauses"]] == [
         ("A-1", "passed", "2. Things"),

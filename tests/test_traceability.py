@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from conformance.run.collect import SuiteTest, collect_suite
 from conformance.run.deviations import Deviation, parse_deviations, read_deviations
 from conformance.run.spec import load_spec
-from tests.impls.suite_map import SuiteTest, collect_suite
+from tests.children import subprocess_env
 
 pytest_plugins = ("pytester",)
 
@@ -28,8 +29,8 @@ SUITE = Path(__file__).resolve().parents[1] / "conformance" / "suite"
 
 
 @pytest.fixture(scope="module")
-def suite_tests(tmp_path_factory: pytest.TempPathFactory) -> list[SuiteTest]:
-    return collect_suite(tmp_path_factory.mktemp("suite-map") / "map.json")
+def suite_tests() -> list[SuiteTest]:
+    return collect_suite(env=subprocess_env())
 
 
 def unknown_targets(

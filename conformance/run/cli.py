@@ -21,6 +21,7 @@ import pytest
 from .. import suite
 from ..adapters import load_implementation, selected_spec
 from ..api import ImplementationError
+from .collect import CollectError, collect_suite
 from .deviations import read_deviations
 from .report import clause_columns, fit, report_format
 from .spec import PROFILES, Clause, SpecError, load_spec
@@ -103,6 +104,11 @@ def _parser() -> argparse.ArgumentParser:
         choices=PROFILES,
         default=None,
         help="only the clauses this profile requires (core, or core + strict)",
+    )
+    clauses.add_argument(
+        "--tests",
+        action="store_true",
+        help="under each clause, the suite tests that name it (collects the suite: a few seconds)",
     )
     sweep = commands.add_parser(
         "sweep",
@@ -188,6 +194,25 @@ def clause_lines(clauses: Sequence[Clause], width: int) -> list[str]:
     return lines
 
 
+def _with_tests(clauses: Sequence[Clause], lines: list[str], profile: str) -> list[str]:
+    """``lines`` (one per clause), each followed by the tests naming its clause, one per line
+    without parameters; "(no test)" where none does."""
+    try:
+        tests = collect_suite(profile)
+    except CollectError as exc:
+        raise _Failure(str(exc)) from None
+    by_clause: dict[str, dict[str, None]] = {c.id: {} for c in clauses}
+    for test in tests:
+        for clause_id in test.clauses:
+            if clause_id in by_clause:
+                by_clause[clause_id].setdefault(test.nodeid.partition("[")[0], None)
+    out = []
+    for clause, line in zip(clauses, lines, strict=True):
+        out.append(line)
+        out.extend(f"    {nodeid}" for nodeid in by_clause[clause.id] or ["(no test)"])
+    return out
+
+
 def _clauses(args: argparse.Namespace) -> int:
     try:
         spec = load_spec()
@@ -195,8 +220,11 @@ def _clauses(args: argparse.Namespace) -> int:
         raise _Failure(str(exc)) from None
     clauses = spec.in_profile(args.profile) if args.profile else list(spec.clauses.values())
     width = shutil.get_terminal_size(fallback=(100, 24)).columns
+    lines = clause_lines(clauses, width)
+    if args.tests:
+        lines = _with_tests(clauses, lines, args.profile or "strict")
     try:
-        for line in clause_lines(clauses, width):
+        for line in lines:
             print(line)
         sys.stdout.flush()
     except BrokenPipeError:  # e.g. piped into head: stop quietly

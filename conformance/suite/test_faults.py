@@ -300,33 +300,6 @@ class _FaultyFile:
         return getattr(self._real, name)
 
 
-@pytest.fixture
-def faulty_reads(monkeypatch: pytest.MonkeyPatch) -> Callable[[Path, int], list[int]]:
-    """``faulty_reads(path, after)``: from now on, files opened for reading at ``path`` fail with
-    EIO after ``after`` bytes; returns the list of faults raised so far."""
-
-    def install(path: Path, after: int) -> list[int]:
-        real_open = builtins.open
-        faults: list[int] = []
-        target = os.path.realpath(path)
-
-        def faulty_open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
-            opened = real_open(file, mode, *args, **kwargs)
-            if (
-                isinstance(file, (str, os.PathLike))
-                and "r" in mode
-                and "+" not in mode
-                and os.path.realpath(file) == target
-            ):
-                return _FaultyFile(opened, after, faults)
-            return opened
-
-        monkeypatch.setattr(builtins, "open", faulty_open)
-        return faults
-
-    return install
-
-
 class TestReadError:
     @clause("FBD-FAULT-1")
     @pytest.mark.parametrize("after", [0, FAULT_AFTER], ids=["at-once", "part-way"])
@@ -447,6 +420,32 @@ class TestReadError:
         output = store.get_named_data_store_output()
         index = output.pte_data["third"].buffer_index
         assert output.buffers[index] is blob or bytes(output.buffers[index]) == DATA  # type: ignore[arg-type]  # a bytes buffer
+
+    @pytest.fixture
+    def faulty_reads(self, monkeypatch: pytest.MonkeyPatch) -> Callable[[Path, int], list[int]]:
+        """``faulty_reads(path, after)``: from now on, files opened for reading at ``path`` fail
+        with EIO after ``after`` bytes; returns the list of faults raised so far."""
+
+        def install(path: Path, after: int) -> list[int]:
+            real_open = builtins.open
+            faults: list[int] = []
+            target = os.path.realpath(path)
+
+            def faulty_open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+                opened = real_open(file, mode, *args, **kwargs)
+                if (
+                    isinstance(file, (str, os.PathLike))
+                    and "r" in mode
+                    and "+" not in mode
+                    and os.path.realpath(file) == target
+                ):
+                    return _FaultyFile(opened, after, faults)
+                return opened
+
+            monkeypatch.setattr(builtins, "open", faulty_open)
+            return faults
+
+        return install
 
 
 # --- an output that accepts nothing ---------------------------------------------------------------

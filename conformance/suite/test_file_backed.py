@@ -463,16 +463,17 @@ class _OneByteAtATime:
         return 1
 
 
-@clause("FBD-WRITE-1")
-def test_a_sink_taking_one_byte_per_call_gets_everything(
-    impl: Implementation, blobs: Blobs
-) -> None:
-    """One byte per call is progress, not a sink that takes nothing. Kills a mutmut mutant of the
-    reference that gives up on a sink whose writes take a single byte."""
-    data = bytes(range(256))
-    sink = _OneByteAtATime()
-    blobs.moved(data).write_to_file(sink)
-    assert bytes(sink.received) == data
+class TestShortWrites:
+    @clause("FBD-WRITE-1")
+    def test_a_sink_taking_one_byte_per_call_gets_everything(
+        self, impl: Implementation, blobs: Blobs
+    ) -> None:
+        """One byte per call is progress, not a sink that takes nothing. Kills a mutmut mutant of
+        the reference that gives up on a sink whose writes take a single byte."""
+        data = bytes(range(256))
+        sink = _OneByteAtATime()
+        blobs.moved(data).write_to_file(sink)
+        assert bytes(sink.received) == data
 
 
 class TestChangeDetection:

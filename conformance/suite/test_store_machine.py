@@ -744,13 +744,13 @@ run_machine: Callable[[type[StoreMachine]], None] = _run_untyped
 """Hypothesis's runner, typed here: older releases leave it unannotated, newer ones annotate it."""
 
 
-@clause(*CORE_CLAUSES)
-def test_core_store_machine(impl: Implementation) -> None:
-    """The core semantics, whatever the run's profile: what is open in core is not checked."""
-    run_machine(machine(impl, "core"))
+class TestStoreMachine:
+    @clause(*CORE_CLAUSES)
+    def test_core_store_machine(self, impl: Implementation) -> None:
+        """The core semantics, whatever the run's profile: what is open in core is not checked."""
+        run_machine(machine(impl, "core"))
 
-
-@clause(*STRICT_CLAUSES)
-def test_strict_store_machine(impl: Implementation) -> None:
-    """The strict semantics (a strict run only: every clause named here is strict)."""
-    run_machine(machine(impl, "strict"))
+    @clause(*STRICT_CLAUSES)
+    def test_strict_store_machine(self, impl: Implementation) -> None:
+        """The strict semantics (a strict run only: every clause named here is strict)."""
+        run_machine(machine(impl, "strict"))
