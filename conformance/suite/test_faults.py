@@ -26,6 +26,7 @@ from pyfakefs.fake_filesystem import FakeFilesystem
 
 from conformance.api import FileBackedData, Implementation
 from conformance.harness.helpers import Blobs, close_all, placeholders, snapshot
+from conformance.harness.sinks import Looping, StuckSink
 
 clause = pytest.mark.clause
 
@@ -451,29 +452,6 @@ class TestReadError:
 # --- an output that accepts nothing ---------------------------------------------------------------
 
 
-class _Looping(Exception):
-    """The sink was asked again and again to take bytes it refuses: write_to_file loops."""
-
-
-class _StuckSink:
-    """A raw sink that takes ``room`` bytes, then accepts none (``write`` returns 0)."""
-
-    def __init__(self, room: int) -> None:
-        self.room = room
-        self.data = bytearray()
-        self.zeros = 0
-
-    def write(self, data: bytes | memoryview) -> int:
-        n = min(len(data), self.room - len(self.data))
-        if n <= 0:
-            self.zeros += 1
-            if self.zeros > 100:
-                raise _Looping
-            return 0
-        self.data += bytes(data[:n])
-        return n
-
-
 class TestOutputAcceptsNothing:
     @clause("FBD-FAULT-3")
     @pytest.mark.parametrize("room", [0, FAULT_AFTER])
@@ -481,10 +459,10 @@ class TestOutputAcceptsNothing:
         self, impl: Implementation, blobs: Blobs, room: int
     ) -> None:
         blob = blobs.moved(DATA)
-        sink = _StuckSink(room)
+        sink = StuckSink(room)
         try:
             blob.write_to_file(sink)
-        except _Looping:
+        except Looping:
             pytest.fail("write_to_file retried a sink that accepts nothing without end")
         except OSError:
             pass
@@ -499,10 +477,10 @@ class TestOutputAcceptsNothing:
     ) -> None:
         cord = impl.Cord(b"header")
         cord.append(blobs.moved(DATA))
-        sink = _StuckSink(room)
+        sink = StuckSink(room)
         try:
             cord.write_to_file(sink)
-        except _Looping:
+        except Looping:
             pytest.fail("write_to_file retried a sink that accepts nothing without end")
         except OSError:
             pass
