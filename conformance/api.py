@@ -228,8 +228,8 @@ class Implementation:
     DataEntry: DataEntryClass
     path_of: Callable[[_Blob], str]
     """Where a FileBackedData's file is now (for independent checks on disk)."""
-    spec: str | None = None
-    """How to load it again by name (``--impl`` value); None when it can't be."""
+    target: str | None = None
+    """The ``--impl`` value that loads it again by name (in a child process); None when none can."""
     lowering: Lowering | None = None
     weights: WeightsHooks | None = None
     weights_store: WeightsStore | None = None
@@ -246,7 +246,7 @@ class Implementation:
             Capability.WEIGHTS_HOOKS: self.weights is not None,
             Capability.WEIGHTS_KEY: self.weights_store is not None,
             Capability.LOW_MEMORY: self.low_memory is not None,
-            Capability.SUBPROCESS: self.spec is not None,
+            Capability.SUBPROCESS: self.target is not None,
         }
         return frozenset(c for c, ok in present.items() if ok)
 

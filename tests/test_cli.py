@@ -22,16 +22,16 @@ import jsonschema
 import pytest
 
 import reference
-from conformance.run.cli import clause_lines, first_sentence, pytest_args
+from conformance.run.cli import clause_lines, first_sentence, main, pytest_args
 from conformance.run.collect import SuiteTest, collect_suite, keyword_for
-from conformance.run.spec import Profile, load_spec
+from conformance.run.report import report_schema
+from conformance.run.spec import PROFILES, load_spec
 from tests.children import REPO, subprocess_env
 
 pytestmark = pytest.mark.meta  # runs the suite in child processes: tox -e meta
 
 SPEC = load_spec()
-SCHEMA = json.loads((REPO / "docs" / "report-schema.json").read_text("utf-8"))
-PROFILES: tuple[Profile, ...] = ("core", "strict")
+SCHEMA = report_schema()
 HOOKS = [c.id for c in SPEC.clauses.values() if c.id.startswith("HOOK-")]
 
 
@@ -172,6 +172,19 @@ def test_full_run_of_the_reference_conforms(full_run: Run) -> None:
         assert f"- **{name}**: {verdict['verdict']}" in md
         assert re.search(rf"^{name}: +{re.escape(verdict['verdict'])}$", full_run.out, re.M)
     assert data["exit_ok"] is True
+    assert not (full_run.directory / ".hypothesis").exists()  # Hypothesis' files go elsewhere
+
+
+def test_parallel_without_xdist_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "xdist", None)  # find_spec says it is not installed
+    for flag in (["-n", "2"], ["-n2"], ["--numprocesses=auto"]):
+        assert main(["run", "--", *flag]) == 2
+        assert capsys.readouterr().err == (
+            f"cordspec: {flag[0]} runs the suite in parallel, which needs pytest-xdist: "
+            "pip install 'cordspec[parallel]'\n"
+        )
 
 
 def test_report_lists_every_clause_of_the_profile(full_run: Run) -> None:

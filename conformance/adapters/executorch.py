@@ -153,7 +153,7 @@ def load() -> Implementation:
         NamedDataStoreOutput=named.NamedDataStoreOutput,
         DataEntry=serializer.DataEntry,
         path_of=_path_of,
-        spec="executorch",
+        target="executorch",
         lowering=lowering,
         weights=weights,
         absent=absent,

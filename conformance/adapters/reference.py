@@ -107,7 +107,7 @@ def load() -> Implementation:
         NamedDataStoreOutput=reference.NamedDataStoreOutput,
         DataEntry=reference.DataEntry,
         path_of=_path_of,
-        spec="reference",
+        target="reference",
         lowering=_Lowering(),
         weights=weights,
         weights_store=weights,

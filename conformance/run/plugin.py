@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from ..adapters import load_implementation, selected_spec
+from ..adapters import load_implementation, selected_target
 from ..api import Capability, Implementation, ImplementationError
 from ..harness.helpers import Blobs, placeholders
 from .deviations import Deviation, builtin_deviations_path, read_deviations
+from .options import add_run_options
 from .report import (
     CLAUSES_PROPERTY,
     DEVIATION_PREFIX,
@@ -27,7 +28,7 @@ from .report import (
     make_header,
     report_format,
 )
-from .spec import PROFILES, Spec, load_spec
+from .spec import Spec, load_spec
 
 __all__ = ["clause_ids"]
 
@@ -42,32 +43,7 @@ _IMPLEMENTATION_PROPERTY = "cordspec_implementation"
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("cordspec", "cordspec conformance suite")
-    group.addoption(
-        "--impl",
-        default=None,
-        help="implementation under test: reference, executorch, package.module[:object] "
-        "(default: $CORDSPEC_IMPL, else reference)",
-    )
-    group.addoption(
-        "--profile",
-        choices=PROFILES,
-        default="strict",
-        help="core: clauses every implementation meets; strict: core plus strict (default)",
-    )
-    group.addoption(
-        "--deviations",
-        default=None,
-        help="file of known deviations (default: the built-in adapter's own list, if any)",
-    )
-    group.addoption(
-        "--report",
-        dest="cordspec_report",
-        action="append",
-        default=[],
-        metavar="PATH",
-        help="write the clause report to PATH: Markdown for .md, JSON for .json "
-        "(may be given more than once)",
-    )
+    add_run_options(group.addoption, pytest=True)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -104,8 +80,8 @@ def _spec(config: pytest.Config) -> Spec:
 def _deviations(config: pytest.Config) -> dict[str, Deviation]:
     if _DEVIATIONS_KEY not in config.stash:
         option = config.getoption("deviations")
-        spec = selected_spec(config.getoption("impl"))
-        path = Path(option) if option else builtin_deviations_path(spec)
+        target = selected_target(config.getoption("impl"))
+        path = Path(option) if option else builtin_deviations_path(target)
         if option and not path.is_file():
             raise pytest.UsageError(f"--deviations {option}: no such file")
         try:
@@ -192,7 +168,7 @@ _POSITIONS = ((1, "op"), (2, "left"), (3, "right"))
 def impl(pytestconfig: pytest.Config) -> Implementation:
     """The implementation under test (override this fixture to test your own)."""
     try:
-        implementation = load_implementation(selected_spec(pytestconfig.getoption("impl")))
+        implementation = load_implementation(selected_target(pytestconfig.getoption("impl")))
     except ImplementationError as exc:
         pytest.exit(f"cordspec: {exc}", returncode=4)
     pytestconfig.stash[_LOADED_KEY] = implementation
@@ -223,7 +199,7 @@ def _describe(implementation: Implementation, request: pytest.FixtureRequest) ->
     capabilities, and how it was chosen (``--impl``, or the test file whose ``impl`` gave it)."""
     config = request.config
     if config.stash.get(_LOADED_KEY, None) is implementation:
-        chosen = selected_spec(config.getoption("impl"))
+        chosen = selected_target(config.getoption("impl"))
     else:
         chosen = f"{OVERRIDE_PREFIX}{request.node.nodeid.partition('::')[0]}"
     present = implementation.capabilities
@@ -301,7 +277,7 @@ class _Reporter:
                 header, implementation=name, version=version, absent=tuple(map(tuple, absent))
             )
             return build_report(spec, header, self.collector.results())
-        impl = selected_spec(config.getoption("impl"))
+        impl = selected_target(config.getoption("impl"))
         try:
             implementation: Implementation | None = load_implementation(impl)
             error = ""

@@ -27,6 +27,7 @@ import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,7 @@ __all__ = [
     "clause_status",
     "make_header",
     "report_format",
+    "report_schema",
     "verdict",
 ]
 
@@ -71,6 +73,21 @@ REQUIRED = ("MUST", "MUST NOT")
 FORMATS = {".md": "markdown", ".json": "json"}
 """Report formats by file suffix."""
 REPORT_FORMAT = "cordspec-report/1"
+REPORT_SCHEMA_ID = "urn:cordspec:report-schema:1"
+"""The ``$id`` of the JSON report's schema, and the report's ``$schema``."""
+
+
+def report_schema() -> dict[str, Any]:
+    """The JSON report's schema: ``docs/report-schema.json`` of the source checkout, else the copy
+    installed with the package (``conformance/data/report-schema.json``)."""
+    checkout = Path(__file__).resolve().parents[2] / "docs" / "report-schema.json"
+    if checkout.is_file():
+        text = checkout.read_text(encoding="utf-8")
+    else:
+        packaged = resources.files("conformance") / "data" / "report-schema.json"
+        text = packaged.read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 class Outcome(str, enum.Enum):
@@ -523,6 +540,7 @@ class Report:
     def to_json(self) -> dict[str, Any]:
         h = self.header
         return {
+            "$schema": REPORT_SCHEMA_ID,
             "format": REPORT_FORMAT,
             "implementation": {"name": h.implementation, "version": h.version, "impl": h.impl},
             "profile": h.profile,
