@@ -349,24 +349,22 @@ def one_line_error(run: Run) -> str:
     return lines[0]
 
 
-def test_a_module_that_is_not_an_implementation(tmp_path: Path) -> None:
-    line = one_line_error(cordspec("run", "--impl", "json", cwd=tmp_path))
-    assert "json is not an implementation" in line
-
-
-def test_a_missing_module(tmp_path: Path) -> None:
-    line = one_line_error(cordspec("run", "--impl", "no_such_module_for_cordspec", cwd=tmp_path))
-    assert "no_such_module_for_cordspec" in line
-
-
-def test_a_missing_attribute(tmp_path: Path) -> None:
-    line = one_line_error(cordspec("run", "--impl", "tests.impls.nohooks:nothing", cwd=tmp_path))
-    assert "'nothing'" in line
-
-
-def test_a_module_that_raises_on_import(tmp_path: Path) -> None:
-    line = one_line_error(cordspec("run", "--impl", "tests.impls.raises_on_import", cwd=tmp_path))
-    assert "RuntimeError: this implementation is not ready (second line" in line
+@pytest.mark.parametrize(
+    ("impl", "named"),
+    [
+        ("json", "json is not an implementation"),
+        ("no_such_module_for_cordspec", "no_such_module_for_cordspec"),
+        ("tests.impls.nohooks:nothing", "'nothing'"),
+        (
+            "tests.impls.raises_on_import",
+            "RuntimeError: this implementation is not ready (second line",
+        ),
+    ],
+    ids=["not-an-implementation", "missing-module", "missing-attribute", "raises-on-import"],
+)
+def test_an_impl_that_does_not_load(tmp_path: Path, impl: str, named: str) -> None:
+    line = one_line_error(cordspec("run", "--impl", impl, cwd=tmp_path))
+    assert named in line
 
 
 def test_a_missing_deviations_file(tmp_path: Path) -> None:

@@ -624,9 +624,7 @@ def test_move_from_detects_a_source_swapped_before_the_rename(
     assert os.listdir(source.parent) == ["a.bin"]
 
 
-def test_move_from_renames_back_on_interrupt_after_the_rename(make_file, monkeypatch) -> None:
-    source = make_file("a.bin", DATA)
-    inode = os.stat(source).st_ino
+def _interrupt_at_the_placeholder_check(monkeypatch) -> None:
     real_lstat = os.lstat
 
     def interrupted_lstat(path, *args, **kwargs):
@@ -635,18 +633,9 @@ def test_move_from_renames_back_on_interrupt_after_the_rename(make_file, monkeyp
         return real_lstat(path, *args, **kwargs)
 
     monkeypatch.setattr(os, "lstat", interrupted_lstat)
-    with pytest.raises(KeyboardInterrupt):
-        FileBackedData.move_from(source)
-    monkeypatch.undo()
-    assert os.stat(source).st_ino == inode and source.read_bytes() == DATA
-    assert os.listdir(source.parent) == ["a.bin"]
 
 
-def test_move_from_interrupted_just_after_the_rename_puts_the_source_back(
-    make_file, monkeypatch
-) -> None:
-    source = make_file("a.bin", DATA)
-    inode = os.stat(source).st_ino
+def _interrupt_just_after_the_rename(monkeypatch) -> None:
     real_replace = os.replace
 
     def rename_then_interrupt(src, dst):
@@ -655,6 +644,19 @@ def test_move_from_interrupted_just_after_the_rename_puts_the_source_back(
         raise KeyboardInterrupt
 
     monkeypatch.setattr(os, "replace", rename_then_interrupt)
+
+
+@pytest.mark.parametrize(
+    "interrupt",
+    [_interrupt_at_the_placeholder_check, _interrupt_just_after_the_rename],
+    ids=["at-the-placeholder-check", "just-after-the-rename"],
+)
+def test_move_from_puts_the_source_back_on_an_interrupt_after_the_rename(
+    make_file, monkeypatch, interrupt
+) -> None:
+    source = make_file("a.bin", DATA)
+    inode = os.stat(source).st_ino
+    interrupt(monkeypatch)
     with pytest.raises(KeyboardInterrupt):
         FileBackedData.move_from(source)
     monkeypatch.undo()
