@@ -19,7 +19,6 @@ from collections.abc import Callable
 
 import pytest
 
-from . import suite
 from .adapters import load_implementation
 from .api import Implementation
 
@@ -29,6 +28,7 @@ pytest.register_assert_rewrite("conformance.suite")  # plain asserts explain the
 def _suite_classes() -> dict[str, type]:
     """Every ``Test*`` class defined in a suite module, by name; a clash is a bug of the suite."""
     found: dict[str, type] = {}
+    suite = importlib.import_module(f"{__package__}.suite")  # after register_assert_rewrite
     for info in sorted(pkgutil.iter_modules(suite.__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{suite.__name__}.{info.name}")
         for name, value in vars(module).items():

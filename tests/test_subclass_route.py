@@ -5,7 +5,9 @@ judged on what it ran and says it is partial."""
 
 from __future__ import annotations
 
+import inspect
 import json
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,9 +15,9 @@ from typing import Any
 
 import pytest
 
+from conformance.testing import SUITE_CLASSES
 from tests.children import REPO, subprocess_env
 
-pytestmark = pytest.mark.meta
 EXAMPLE = REPO / "examples" / "subclass"
 
 
@@ -30,6 +32,25 @@ def _pytest(tmp_path: Path, *args: str, cwd: Path = REPO) -> tuple[int, str, dic
     return run.returncode, run.stdout + run.stderr, data
 
 
+def test_every_suite_test_and_fixture_comes_with_a_class() -> None:
+    """What ``import *`` or a subclass would miss: module-level tests and fixtures, and classes
+    defined twice under one name (``conformance.testing`` refuses those at import)."""
+    loose = [
+        f"{module.__name__}.{name}"
+        for module in {sys.modules[c.__module__] for c in SUITE_CLASSES.values()}
+        for name, value in vars(module).items()
+        if (name.startswith("test") and inspect.isfunction(value))
+        or hasattr(value, "_fixture_function_marker")  # a fixture, pytest >= 8.4
+        or hasattr(value, "_pytestfixturefunction")  # a fixture, earlier pytest
+        or "pytestmark" in name
+    ]
+    assert not loose, loose
+    suite = sys.modules["conformance.suite"]
+    modules = {m.name for m in pkgutil.iter_modules(suite.__path__) if m.name.startswith("test_")}
+    assert {c.__module__.rpartition(".")[2] for c in SUITE_CLASSES.values()} == modules
+
+
+@pytest.mark.meta
 def test_the_three_line_example_runs_the_whole_suite(tmp_path: Path) -> None:
     assert len(Path(EXAMPLE, "test_suite.py").read_text().strip().splitlines()) <= 4
     code, output, data = _pytest(tmp_path, str(EXAMPLE), "-n", "2")
@@ -42,6 +63,7 @@ def test_the_three_line_example_runs_the_whole_suite(tmp_path: Path) -> None:
     assert "implementation: reference" in output and "(--impl reference)" not in output
 
 
+@pytest.mark.meta
 def test_a_function_scoped_override_and_a_partial_run(tmp_path: Path) -> None:
     tree = tmp_path / "tree"
     tree.mkdir()

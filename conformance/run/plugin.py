@@ -252,14 +252,14 @@ class _Reporter:
         self.report: Report | None = None
         self.written: list[str] = []
         self.errors: list[str] = []
-        self.ran: dict[str, None] = {}
-        """What the tests' ``impl`` gave, as :func:`_describe` put it, in the order first seen."""
+        self.ran: set[str] = set()
+        """What the tests' ``impl`` gave, as :func:`_describe` put it."""
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.collector.add(report)
         for prop in report.user_properties:  # a list once it went through xdist
             if isinstance(prop, (tuple, list)) and prop[0] == _IMPLEMENTATION_PROPERTY:
-                self.ran.setdefault(str(prop[1]), None)
+                self.ran.add(str(prop[1]))
 
     def _build(self) -> Report:
         config = self.config
@@ -267,7 +267,7 @@ class _Reporter:
         profile = config.getoption("profile")
         partial = _restriction(config)
         if self.ran:  # what the tests ran, which an override of ``impl`` may have changed
-            described = [json.loads(d) for d in self.ran]
+            described = [json.loads(d) for d in sorted(self.ran)]  # xdist: in any order
             name, version, chosen, absent = described[0]
             for other in described[1:]:  # several overrides in one tree: name every one
                 name, version = f"{name}; {other[0]}", f"{version}; {other[1]}"
