@@ -13,8 +13,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
+from conformance.run.report import report_schema
 from conformance.testing import SUITE_CLASSES
 from tests.children import REPO, subprocess_env
 
@@ -77,6 +79,7 @@ def test_a_function_scoped_override_and_a_partial_run(tmp_path: Path) -> None:
     )
     code, output, data = _pytest(tmp_path, "-k", "TestMergeProperty or TestFirstObjects", cwd=tree)
     assert code == 0, output[-3000:]
+    jsonschema.Draft202012Validator(report_schema()).validate(data)
     assert data["partial"] == "-k 'TestMergeProperty or TestFirstObjects'"
     assert data["implementation"]["impl"] == "the impl fixture of test_mine.py"
     verdict = data["verdicts"]["strict"]
