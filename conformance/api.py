@@ -15,6 +15,7 @@ from typing import Any, Protocol, TypeVar
 
 __all__ = [
     "Capability",
+    "CopyHook",
     "Cord",
     "CordClass",
     "DataEntry",
@@ -29,6 +30,8 @@ __all__ = [
     "NamedDataStoreClass",
     "NamedDataStoreOutput",
     "NamedDataStoreOutputClass",
+    "Preprocess",
+    "Submodules",
     "WeightsHooks",
     "Writable",
 ]
@@ -158,6 +161,14 @@ class NamedDataStoreClass(Protocol):
     def __call__(self) -> NamedDataStore: ...
 
 
+Submodules = Mapping[str, Sequence[tuple[object, Sequence[object]]]]
+"""What lowering takes: per method, each submodule's program with its compile specs."""
+CopyHook = Callable[[object, Sequence[object]], object]
+"""A ``copy_exported_program_for_preprocess``: (program, compile specs) to the program to use."""
+Preprocess = Callable[[object, Sequence[object]], None]
+"""The probe backend's ``preprocess``: it sees each (program, compile specs) lowering hands it."""
+
+
 class Lowering(Protocol):
     """Drives the copy hook and lowering with a probe backend the suite defines."""
 
@@ -170,10 +181,7 @@ class Lowering(Protocol):
         ...
 
     def lower(
-        self,
-        submodules: Mapping[str, Sequence[tuple[object, Sequence[object]]]],
-        copy_hook: Callable[[object, Sequence[object]], object] | None,
-        preprocess: Callable[[object, Sequence[object]], None],
+        self, submodules: Submodules, copy_hook: CopyHook | None, preprocess: Preprocess
     ) -> None:
         """Lower every (program, compile specs) of every method with a backend whose copy hook is
         ``copy_hook`` (the default when None) and whose preprocess calls ``preprocess``."""
@@ -228,8 +236,8 @@ class Implementation:
     DataEntry: DataEntryClass
     path_of: Callable[[_Blob], str]
     """Where a FileBackedData's file is now (for independent checks on disk)."""
-    spec: str | None = None
-    """How to load it again by name (``--impl`` value); None when it can't be."""
+    target: str | None = None
+    """The ``--impl`` value that loads it again by name (in a child process); None when none can."""
     lowering: Lowering | None = None
     weights: WeightsHooks | None = None
     weights_store: WeightsStore | None = None
@@ -246,7 +254,7 @@ class Implementation:
             Capability.WEIGHTS_HOOKS: self.weights is not None,
             Capability.WEIGHTS_KEY: self.weights_store is not None,
             Capability.LOW_MEMORY: self.low_memory is not None,
-            Capability.SUBPROCESS: self.spec is not None,
+            Capability.SUBPROCESS: self.target is not None,
         }
         return frozenset(c for c, ok in present.items() if ok)
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.impls.suite_map import REPO, subprocess_env
+from tests.children import REPO, subprocess_env
 
 _TAKE = """
 import os, signal, sys

@@ -22,15 +22,16 @@ import jsonschema
 import pytest
 
 import reference
-from conformance.run.cli import clause_lines, first_sentence, pytest_args
-from conformance.run.spec import Profile, load_spec
-from tests.impls.suite_map import REPO, SuiteTest, collect_suite, keyword_for, subprocess_env
+from conformance.run.cli import clause_lines, first_sentence, main, pytest_args
+from conformance.run.collect import SuiteTest, collect_suite, keyword_for
+from conformance.run.report import report_schema
+from conformance.run.spec import PROFILES, load_spec
+from tests.children import REPO, subprocess_env
 
 pytestmark = pytest.mark.meta  # runs the suite in child processes: tox -e meta
 
 SPEC = load_spec()
-SCHEMA = json.loads((REPO / "docs" / "report-schema.json").read_text("utf-8"))
-PROFILES: tuple[Profile, ...] = ("core", "strict")
+SCHEMA = report_schema()
 HOOKS = [c.id for c in SPEC.clauses.values() if c.id.startswith("HOOK-")]
 
 
@@ -82,8 +83,8 @@ def run_with_reports(cwd: Path, *args: str) -> Run:
 
 
 @pytest.fixture(scope="module")
-def suite_tests(tmp_path_factory: pytest.TempPathFactory) -> list[SuiteTest]:
-    return collect_suite(tmp_path_factory.mktemp("suite-map") / "map.json")
+def suite_tests() -> list[SuiteTest]:
+    return collect_suite(env=subprocess_env())
 
 
 FULL_RUNS = {
@@ -171,6 +172,19 @@ def test_full_run_of_the_reference_conforms(full_run: Run) -> None:
         assert f"- **{name}**: {verdict['verdict']}" in md
         assert re.search(rf"^{name}: +{re.escape(verdict['verdict'])}$", full_run.out, re.M)
     assert data["exit_ok"] is True
+    assert not (full_run.directory / ".hypothesis").exists()  # Hypothesis' files go elsewhere
+
+
+def test_parallel_without_xdist_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "xdist", None)  # find_spec says it is not installed
+    for flag in (["-n", "2"], ["-n2"], ["--numprocesses=auto"]):
+        assert main(["run", "--", *flag]) == 2
+        assert capsys.readouterr().err == (
+            f"cordspec: {flag[0]} runs the suite in parallel, which needs pytest-xdist: "
+            "pip install 'cordspec[parallel]'\n"
+        )
 
 
 def test_report_lists_every_clause_of_the_profile(full_run: Run) -> None:
@@ -290,7 +304,8 @@ def test_a_declared_deviation_the_implementation_meets_fails_the_run(
 def test_a_declared_deviation_that_holds_is_an_expected_deviation(
     tmp_path: Path, suite_tests: list[SuiteTest]
 ) -> None:
-    """Reported alike with and without xdist, together with passed, untested, not applicable."""
+    """Reported alike with and without xdist, together with passed, not applicable and, as the
+    run is narrowed by -k, not run."""
     (tmp_path / "dev.txt").write_text(
         "# the broken Cord on purpose\nCORD-WRITE-1  writes its pieces in reverse\n",
         encoding="utf-8",
@@ -307,8 +322,10 @@ def test_a_declared_deviation_that_holds_is_an_expected_deviation(
         assert clause["status"] == "expected deviation", run.why()
         assert clause["reason"] == "CORD-WRITE-1: writes its pieces in reverse"
         statuses = set(run.statuses(name).values())
-        assert {"expected deviation", "passed", "not applicable", "untested"} <= statuses
-        assert run.code == 1  # untested clauses
+        assert {"expected deviation", "passed", "not applicable", "not run"} <= statuses
+        assert "untested" not in statuses
+        assert "PARTIAL RUN" in data["verdicts"]["core"]["verdict"]
+        assert run.code == 0  # a partial run is judged on the clauses it ran
     assert serial.json("serial.json")["verdicts"] == parallel.json("xdist.json")["verdicts"]
     assert serial.statuses("serial.json") == parallel.statuses("xdist.json")
 
@@ -332,24 +349,22 @@ def one_line_error(run: Run) -> str:
     return lines[0]
 
 
-def test_a_module_that_is_not_an_implementation(tmp_path: Path) -> None:
-    line = one_line_error(cordspec("run", "--impl", "json", cwd=tmp_path))
-    assert "json is not an implementation" in line
-
-
-def test_a_missing_module(tmp_path: Path) -> None:
-    line = one_line_error(cordspec("run", "--impl", "no_such_module_for_cordspec", cwd=tmp_path))
-    assert "no_such_module_for_cordspec" in line
-
-
-def test_a_missing_attribute(tmp_path: Path) -> None:
-    line = one_line_error(cordspec("run", "--impl", "tests.impls.nohooks:nothing", cwd=tmp_path))
-    assert "'nothing'" in line
-
-
-def test_a_module_that_raises_on_import(tmp_path: Path) -> None:
-    line = one_line_error(cordspec("run", "--impl", "tests.impls.raises_on_import", cwd=tmp_path))
-    assert "RuntimeError: this implementation is not ready (second line" in line
+@pytest.mark.parametrize(
+    ("impl", "named"),
+    [
+        ("json", "json is not an implementation"),
+        ("no_such_module_for_cordspec", "no_such_module_for_cordspec"),
+        ("tests.impls.nohooks:nothing", "'nothing'"),
+        (
+            "tests.impls.raises_on_import",
+            "RuntimeError: this implementation is not ready (second line",
+        ),
+    ],
+    ids=["not-an-implementation", "missing-module", "missing-attribute", "raises-on-import"],
+)
+def test_an_impl_that_does_not_load(tmp_path: Path, impl: str, named: str) -> None:
+    line = one_line_error(cordspec("run", "--impl", impl, cwd=tmp_path))
+    assert named in line
 
 
 def test_a_missing_deviations_file(tmp_path: Path) -> None:
@@ -467,6 +482,28 @@ def test_clauses_of_a_profile(tmp_path: Path) -> None:
     assert [line.split()[0] for line in run.out.splitlines()] == [
         c.id for c in SPEC.in_profile("core")
     ]
+
+
+def test_clauses_with_their_tests(tmp_path: Path, suite_tests: list[SuiteTest]) -> None:
+    """Each clause line is followed by the tests naming it, without parameters, as collected."""
+    run = cordspec("clauses", "--tests", "--profile", "core", cwd=tmp_path)
+    assert run.code == 0, run.why()
+    listed: dict[str, list[str]] = {}
+    clause = ""
+    for line in run.out.splitlines():
+        if line.startswith("    "):
+            listed[clause].append(line.strip())
+        else:
+            clause = line.split()[0]
+            listed[clause] = []
+    assert list(listed) == [c.id for c in SPEC.in_profile("core")]
+    expected: dict[str, dict[str, None]] = {c: {} for c in listed}
+    for test in suite_tests:
+        for c in test.clauses:
+            if c in expected:
+                expected[c].setdefault(test.nodeid.partition("[")[0], None)
+    assert listed == {c: list(tests) or ["(no test)"] for c, tests in expected.items()}
+    assert "suite/test_cord.py::TestCordConstruction::test_empty" in listed["CORD-INIT-1"]
 
 
 def test_clause_lines() -> None:

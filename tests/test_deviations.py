@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from conformance.adapters import load_implementation
+from conformance.api import ImplementationError
+from conformance.run import deviations
 from conformance.run.deviations import (
     Deviation,
     builtin_deviations_path,
@@ -86,6 +89,34 @@ def test_read_deviations(tmp_path: Path) -> None:
         ValueError, match=rf"^{re.escape(str(path))}:1: .FBD-CLOSE-7. has no reason$"
     ):
         read_deviations(path)
+
+
+def test_a_file_is_parsed_once_while_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "impl.deviations"
+    path.write_text("FBD-CLOSE-7 keeps quiet\n", encoding="utf-8")
+    parsed: list[str] = []
+
+    def counting(text: str, source: str = "") -> dict[str, Deviation]:
+        parsed.append(source)
+        return parse_deviations(text, source)
+
+    monkeypatch.setattr(deviations, "parse_deviations", counting)
+    first = read_deviations(path)
+    first.clear()  # a caller's copy: the next read is whole again
+    assert read_deviations(path) == {"FBD-CLOSE-7": Deviation("FBD-CLOSE-7", "keeps quiet", 1)}
+    assert parsed == [str(path)]
+    path.write_text("FBD-CLOSE-8 by name\nFBD-CLOSE-7 keeps quiet\n", encoding="utf-8")
+    assert list(read_deviations(path)) == ["FBD-CLOSE-8", "FBD-CLOSE-7"]
+    assert parsed == [str(path), str(path)]
+
+
+def test_an_implementation_is_loaded_once_per_process() -> None:
+    first = load_implementation("tests.impls.nohooks")
+    assert load_implementation("tests.impls.nohooks") is first
+    with pytest.raises(ImplementationError):
+        load_implementation("tests.impls.no_such_module")
 
 
 def test_builtin_deviations_path() -> None:

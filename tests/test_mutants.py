@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from conformance import suite
-from tests.impls.suite_map import REPO, subprocess_env
+from tests.children import REPO, subprocess_env
 from tests.mutants import breaks, mutant_names
 from tests.mutants._select import MAP_VARIABLE, PROFILE, VARIABLE
 

@@ -1,10 +1,10 @@
-"""The state machine catches bugs planted in copies of the reference (``tests/impls/planted_*``)
-and prints each failure as a short vector: valid against the schema, agreed with by the model,
-passed by the reference and failed by the planted copy.
+"""The state machine catches store bugs planted in mutants of the reference (three of
+``tests/mutants/``) and prints each failure as a short vector: valid against the schema, agreed
+with by the model, passed by the reference and failed by the mutant.
 
-Each planted copy runs the core machine in a subprocess with the ``ci`` Hypothesis profile, as a
-user would (``pytest conformance/suite/test_store_machine.py --impl tests.impls.planted_x``); the
-three run in parallel (shrinking takes tens of seconds each).
+Each mutant runs the core machine in a subprocess with the ``ci`` Hypothesis profile, as a user
+would (``pytest conformance/suite/test_store_machine.py --impl tests.mutants.x:IMPLEMENTATION``);
+the three run in parallel (shrinking takes tens of seconds each).
 """
 
 from __future__ import annotations
@@ -26,22 +26,22 @@ from conformance.harness.vectors import Vector, VectorFailure, load_schema, repl
 pytestmark = pytest.mark.meta  # runs the suite in child processes: tox -e meta
 
 ROOT = Path(__file__).resolve().parent.parent
-MACHINE = "conformance/suite/test_store_machine.py::test_core_store_machine"
+MACHINE = "conformance/suite/test_store_machine.py::TestStoreMachine::test_core_store_machine"
 BEGIN, END = "CORDSPEC-VECTOR-BEGIN", "CORDSPEC-VECTOR-END"
 TIMEOUT = 900  # seconds per run, shrinking included, on a loaded machine
 MAX_STEPS = 8
 
 PLANTED = {
-    "planted_merge_mutates": "NDS-MERGE-2",
-    "planted_fingerprint_only": "NDS-DEDUP-2",
-    "planted_keep_last": "NDS-DEDUP-5",
+    "merge_rewrites_other": "NDS-MERGE-2",
+    "dedup_fingerprint_only": "NDS-DEDUP-2",
+    "dedup_keeps_last": "NDS-DEDUP-5",
 }
-"""Each planted copy, and a clause its failure must name."""
+"""Each mutant of ``tests/mutants/`` planted in the store, and a clause its failure must name."""
 
 
 @pytest.fixture(scope="module")
 def runs() -> Iterator[dict[str, subprocess.CompletedProcess[str]]]:
-    """Run the machine against every planted copy, in parallel."""
+    """Run the machine against every planted mutant, in parallel."""
     env = {k: v for k, v in os.environ.items() if k not in ("CORDSPEC_IMPL", "PYTEST_ADDOPTS")}
     started = {
         name: subprocess.Popen(
@@ -53,7 +53,7 @@ def runs() -> Iterator[dict[str, subprocess.CompletedProcess[str]]]:
                 "no:cacheprovider",
                 MACHINE,
                 "--impl",
-                f"tests.impls.{name}",
+                f"tests.mutants.{name}:IMPLEMENTATION",
                 "--hypothesis-profile",
                 "ci",
                 "-q",
@@ -110,7 +110,7 @@ def test_it_prints_a_short_vector(
     vectors = vectors_in(runs[name].stdout)
     assert vectors, runs[name].stdout[-3000:]
     validator = jsonschema.Draft202012Validator(load_schema())
-    planted = load_implementation(f"tests.impls.{name}")
+    planted = load_implementation(f"tests.mutants.{name}:IMPLEMENTATION")
     reference = load_implementation("reference")
     for number, data in enumerate(vectors):
         assert validator.is_valid(data), [e.message for e in validator.iter_errors(data)]

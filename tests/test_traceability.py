@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from conformance.run.collect import SuiteTest, collect_suite
 from conformance.run.deviations import Deviation, parse_deviations, read_deviations
 from conformance.run.spec import load_spec
-from tests.impls.suite_map import SuiteTest, collect_suite
+from tests.children import subprocess_env
 
 pytest_plugins = ("pytester",)
 
@@ -28,8 +29,8 @@ SUITE = Path(__file__).resolve().parents[1] / "conformance" / "suite"
 
 
 @pytest.fixture(scope="module")
-def suite_tests(tmp_path_factory: pytest.TempPathFactory) -> list[SuiteTest]:
-    return collect_suite(tmp_path_factory.mktemp("suite-map") / "map.json")
+def suite_tests() -> list[SuiteTest]:
+    return collect_suite(env=subprocess_env())
 
 
 def unknown_targets(
@@ -78,36 +79,33 @@ def test_the_suite_never_imports_the_reference() -> None:
     assert not offenders, f"suite modules import reference directly: {', '.join(offenders)}"
 
 
-def test_an_unknown_clause_id_is_a_usage_error(pytester: pytest.Pytester) -> None:
+@pytest.mark.parametrize(
+    ("ids", "unknown"),
+    [(("CORD-INIT-1", "NOPE-BOGUS-1"), "NOPE-BOGUS-1"), (("CORD-INIT-1", "NDS-MERGE-1"), "")],
+    ids=["unknown-is-a-usage-error", "known-are-accepted"],
+)
+def test_clause_ids_are_checked_at_collection(
+    pytester: pytest.Pytester, ids: tuple[str, ...], unknown: str
+) -> None:
+    marks = ", ".join(f"{i!r}" for i in ids)
     pytester.makepyfile(
-        test_bogus="""
+        test_marked=f"""
         import pytest
 
-        @pytest.mark.clause("CORD-INIT-1", "NOPE-BOGUS-1")
-        def test_names_a_bogus_clause():
+        @pytest.mark.clause({marks})
+        def test_names_clauses():
             pass
         """
     )
     result = pytester.runpytest(*QUIET)
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(
-        ["*test_bogus.py::test_names_a_bogus_clause names unknown clause(s): NOPE-BOGUS-1*"]
-    )
-
-
-def test_known_clause_ids_are_accepted(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(
-        test_known="""
-        import pytest
-
-        @pytest.mark.clause("CORD-INIT-1", "NDS-MERGE-1")
-        def test_names_real_clauses():
-            pass
-        """
-    )
-    result = pytester.runpytest(*QUIET)
-    result.assert_outcomes(passed=1)
-    assert "unknown clause" not in result.stderr.str()
+    if unknown:
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        result.stderr.fnmatch_lines(
+            [f"*test_marked.py::test_names_clauses names unknown clause(s): {unknown}*"]
+        )
+    else:
+        result.assert_outcomes(passed=1)
+        assert "unknown clause" not in result.stderr.str()
 
 
 def test_deviation_file_targets_exist(suite_tests: list[SuiteTest]) -> None:

@@ -62,6 +62,7 @@ def test_the_wheel_ships_the_vectors_like_the_spec() -> None:
     section = text.split("[tool.hatch.build.targets.wheel.force-include]", 1)[1].split("\n[", 1)[0]
     assert '"spec/vectors" = "conformance/data/vectors"' in section
     assert '"spec/SPEC.md" = "conformance/data/SPEC.md"' in section
+    assert '"docs/report-schema.json" = "conformance/data/report-schema.json"' in section
 
 
 def test_every_file_in_the_directory_is_a_vector_the_schema_or_the_readme() -> None:

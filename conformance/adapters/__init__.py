@@ -9,53 +9,63 @@ from types import ModuleType
 
 from ..api import Capability, FileBackedData, Implementation, ImplementationError
 
-__all__ = ["BUILTIN", "DEFAULT", "from_namespace", "load_implementation", "selected_spec"]
+__all__ = ["BUILTIN", "DEFAULT", "from_namespace", "load_implementation", "selected_target"]
 
 DEFAULT = "reference"
 BUILTIN = ("reference", "executorch")
 _REQUIRED = ("Cord", "FileBackedData", "NamedDataStore", "NamedDataStoreOutput", "DataEntry")
 
 
-def selected_spec(option: str | None) -> str:
+def selected_target(option: str | None) -> str:
     """The implementation to test: ``--impl``, else ``$CORDSPEC_IMPL``, else the reference."""
     return option or os.environ.get("CORDSPEC_IMPL") or DEFAULT
 
 
-def load_implementation(spec: str) -> Implementation:
-    """Load ``reference``, ``executorch``, ``package.module`` or ``package.module:object``."""
-    if spec == "reference":
+_loaded: dict[str, Implementation] = {}
+
+
+def load_implementation(target: str) -> Implementation:
+    """Load ``reference``, ``executorch``, ``package.module`` or ``package.module:object``, once
+    per process: ``cordspec run`` checks it, then the ``impl`` fixture and the report use it."""
+    if target not in _loaded:
+        _loaded[target] = _load(target)
+    return _loaded[target]
+
+
+def _load(target: str) -> Implementation:
+    if target == "reference":
         from . import reference
 
         return reference.load()
-    if spec == "executorch":
+    if target == "executorch":
         from . import executorch
 
         return executorch.load()
-    module_name, _, attribute = spec.partition(":")
+    module_name, _, attribute = target.partition(":")
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
         raise ImplementationError(
-            f"cannot import {module_name!r} for --impl {spec}: {exc}"
+            f"cannot import {module_name!r} for --impl {target}: {exc}"
         ) from exc
     if not attribute:
-        return from_namespace(module, spec)
+        return from_namespace(module, target)
     try:
-        target = getattr(module, attribute)
+        found = getattr(module, attribute)
     except AttributeError:
         raise ImplementationError(f"{module_name!r} has no attribute {attribute!r}") from None
-    if isinstance(target, Implementation):
-        return target
-    if isinstance(target, ModuleType):
-        return from_namespace(target, spec)
-    if callable(target):
-        made = target()
+    if isinstance(found, Implementation):
+        return found
+    if isinstance(found, ModuleType):
+        return from_namespace(found, target)
+    if callable(found):
+        made = found()
         if isinstance(made, Implementation):
             return made
         raise ImplementationError(
-            f"{spec} returned {type(made).__name__}, not a conformance.api.Implementation"
+            f"{target} returned {type(made).__name__}, not a conformance.api.Implementation"
         )
-    raise ImplementationError(f"{spec} is a {type(target).__name__}, not an implementation")
+    raise ImplementationError(f"{target} is a {type(found).__name__}, not an implementation")
 
 
 def _path_of(blob: FileBackedData) -> str:
@@ -67,13 +77,12 @@ def _path_of(blob: FileBackedData) -> str:
     return path
 
 
-def from_namespace(namespace: ModuleType, spec: str | None) -> Implementation:
+def from_namespace(namespace: ModuleType, target: str | None) -> Implementation:
     """An implementation from a module exposing the five classes, like ``reference``."""
     missing = [name for name in _REQUIRED if not hasattr(namespace, name)]
     if missing:
-        raise ImplementationError(
-            f"{spec or namespace.__name__} is not an implementation: it lacks {', '.join(missing)}"
-        )
+        name = target or namespace.__name__
+        raise ImplementationError(f"{name} is not an implementation: it lacks {', '.join(missing)}")
     top = namespace.__name__.partition(".")[0]
     try:
         version = importlib.metadata.version(top)
@@ -89,7 +98,7 @@ def from_namespace(namespace: ModuleType, spec: str | None) -> Implementation:
         NamedDataStoreOutput=namespace.NamedDataStoreOutput,
         DataEntry=namespace.DataEntry,
         path_of=_path_of,
-        spec=spec,
+        target=target,
         absent={
             Capability.COPY_HOOK: reason,
             Capability.WEIGHTS_HOOKS: reason,

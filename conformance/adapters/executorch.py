@@ -10,11 +10,19 @@ import contextlib
 import importlib
 import importlib.metadata
 import itertools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType, SimpleNamespace
 from typing import TypeVar
 
-from ..api import Capability, FileBackedData, Implementation, ImplementationError
+from ..api import (
+    Capability,
+    CopyHook,
+    FileBackedData,
+    Implementation,
+    ImplementationError,
+    Preprocess,
+    Submodules,
+)
 
 __all__ = ["load"]
 
@@ -37,8 +45,8 @@ class _Lowering:
         self._schema = _import("executorch.exir.backend.compile_spec_schema")
 
     def compile_spec(self, key: str, value: bytes) -> object:
-        spec: object = self._schema.CompileSpec(key, value)
-        return spec
+        compile_spec: object = self._schema.CompileSpec(key, value)
+        return compile_spec
 
     def default_copy(self, program: T, compile_specs: Sequence[object]) -> T:
         copied: T = self._details.BackendDetails.copy_exported_program_for_preprocess(
@@ -47,10 +55,7 @@ class _Lowering:
         return copied
 
     def lower(
-        self,
-        submodules: Mapping[str, Sequence[tuple[object, Sequence[object]]]],
-        copy_hook: Callable[[object, Sequence[object]], object] | None,
-        preprocess: Callable[[object, Sequence[object]], None],
+        self, submodules: Submodules, copy_hook: CopyHook | None, preprocess: Preprocess
     ) -> None:
         details = self._details
 
@@ -153,7 +158,7 @@ def load() -> Implementation:
         NamedDataStoreOutput=named.NamedDataStoreOutput,
         DataEntry=serializer.DataEntry,
         path_of=_path_of,
-        spec="executorch",
+        target="executorch",
         lowering=lowering,
         weights=weights,
         absent=absent,

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TypeVar, cast
 
 import reference
 from reference import hooks
 
-from ..api import FileBackedData, Implementation, NamedDataStore
+from ..api import CopyHook, Implementation, NamedDataStore, Preprocess, Submodules
+from . import from_namespace
 
 __all__ = ["load"]
 
@@ -19,7 +21,7 @@ _names = itertools.count()
 
 
 def _specs(compile_specs: Sequence[object]) -> tuple[hooks.CompileSpec, ...]:
-    return tuple(cast(hooks.CompileSpec, spec) for spec in compile_specs)
+    return tuple(cast(hooks.CompileSpec, compile_spec) for compile_spec in compile_specs)
 
 
 class _Lowering:
@@ -32,10 +34,7 @@ class _Lowering:
         )
 
     def lower(
-        self,
-        submodules: Mapping[str, Sequence[tuple[object, Sequence[object]]]],
-        copy_hook: Callable[[object, Sequence[object]], object] | None,
-        preprocess: Callable[[object, Sequence[object]], None],
+        self, submodules: Submodules, copy_hook: CopyHook | None, preprocess: Preprocess
     ) -> None:
         def run(
             program: object, compile_specs: Sequence[hooks.CompileSpec]
@@ -91,23 +90,12 @@ class _LowMemory:
         return hooks.is_low_memory_mode(hooks.CompileSpec(hooks.LOW_MEMORY_MODE, v) for v in values)
 
 
-def _path_of(blob: FileBackedData) -> str:
-    return cast(reference.FileBackedData, blob).path
-
-
 def load() -> Implementation:
-    """The reference, with every capability."""
+    """The reference: its five classes as from any such module, and every capability."""
     weights = _Weights()
-    return Implementation(
-        name="reference",
-        version=reference.__version__,
-        Cord=reference.Cord,
-        FileBackedData=reference.FileBackedData,
-        NamedDataStore=reference.NamedDataStore,
-        NamedDataStoreOutput=reference.NamedDataStoreOutput,
-        DataEntry=reference.DataEntry,
-        path_of=_path_of,
-        spec="reference",
+    return dataclasses.replace(
+        from_namespace(reference, "reference"),
+        absent={},
         lowering=_Lowering(),
         weights=weights,
         weights_store=weights,

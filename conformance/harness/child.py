@@ -18,8 +18,8 @@ _SCRIPT_HEAD = r"""
 import os, sys
 from conformance.adapters import load_implementation
 
-spec, directory, case = sys.argv[1:4]
-impl = load_implementation(spec)
+target, directory, case = sys.argv[1:4]
+impl = load_implementation(target)
 source = os.path.join(directory, "owned.bin")
 """
 
@@ -64,10 +64,10 @@ class ChildRun:
 
 
 def run_child(impl: Implementation, script: str, directory: Path, case: str) -> ChildRun:
-    """Run ``script`` in a new interpreter that loads ``impl`` by name; argv: spec, dir, case."""
-    assert impl.spec is not None  # the "subprocess" capability
+    """Run ``script`` in a new interpreter that loads ``impl`` by name; argv: target, dir, case."""
+    assert impl.target is not None  # the "subprocess" capability
     done = subprocess.run(
-        [sys.executable, "-c", script, impl.spec, str(directory), case],
+        [sys.executable, "-c", script, impl.target, str(directory), case],
         cwd=directory,
         env=child_env(),
         capture_output=True,

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from ..api import DataEntry, FileBackedData, Implementation, NamedDataStore, NamedDataStoreOutput
-from .model import duplicate_key_message
+from .model import FINGERPRINT_LENGTH, duplicate_key_message
 
-Entry = tuple[str, int, int, object]
+StateEntry = tuple[str, int, int, object]
 
 __all__ = [
     "PLACEHOLDER_GLOB",
@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 PLACEHOLDER_GLOB = ".executorch_*.data"
-PREFIX = b"P" * 32
+PREFIX = b"P" * FINGERPRINT_LENGTH
 """A common first 32 bytes: blobs starting with it and of equal length share a fingerprint."""
 
 real_sha256 = hashlib.sha256  # taken at import: tests replace hashlib.sha256 to count hashing
@@ -164,12 +164,12 @@ class State:
     """An output, deeply and in order: buffers by identity, every entry by value."""
 
     buffers: tuple[int, ...]
-    pte_data: tuple[Entry, ...]
-    external_data: tuple[tuple[str, tuple[Entry, ...]], ...]
+    pte_data: tuple[StateEntry, ...]
+    external_data: tuple[tuple[str, tuple[StateEntry, ...]], ...]
     keep: tuple[object, ...] = field(default=(), compare=False, repr=False)  # ids stay unique
 
 
-def _entries(entries: Mapping[str, DataEntry]) -> tuple[Entry, ...]:
+def _entries(entries: Mapping[str, DataEntry]) -> tuple[StateEntry, ...]:
     return tuple((k, e.buffer_index, e.alignment, e.tensor_layout) for k, e in entries.items())
 
 

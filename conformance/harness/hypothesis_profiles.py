@@ -17,10 +17,13 @@ import os
 
 import pytest
 from hypothesis import HealthCheck, settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
-__all__ = ["PROFILES", "default_profile", "register", "register_profiles"]
+from .hypothesis_home import HOME_VARIABLE
 
-PROFILES = ("dev", "ci", "thorough")
+__all__ = ["HYPOTHESIS_PROFILES", "default_profile", "register", "register_profiles"]
+
+HYPOTHESIS_PROFILES = ("dev", "ci", "thorough")
 _explicit: bool | None = None
 """Whether this run named a profile with --hypothesis-profile; None outside pytest."""
 
@@ -71,6 +74,9 @@ def pytest_configure(config: pytest.Config) -> None:
     """Register the profiles before Hypothesis' plugin loads the one ``--hypothesis-profile``
     names, and remember whether it named one."""
     global _explicit
+    home = os.environ.get(HOME_VARIABLE)
+    if home:  # set by `cordspec run` (and inherited by xdist workers)
+        set_hypothesis_home_dir(home)
     register_profiles()
     try:
         _explicit = bool(config.getoption("--hypothesis-profile"))

@@ -40,10 +40,10 @@ __all__ = [
     "shard_tag",
 ]
 
-Outcome = type[Exception] | None
+StepOutcome = type[Exception] | None
 """What a step does: None for success, else the type of exception it raises."""
 
-PREFIX = 32
+FINGERPRINT_LENGTH = 32
 """Bytes of a fingerprint (section 1): only a supplied wrong digest makes them matter here."""
 
 
@@ -79,9 +79,9 @@ class Unspecified:
     """
 
     reason: str
-    allowed: frozenset[Outcome]
+    allowed: frozenset[StepOutcome]
 
-    def permits(self, outcome: Outcome) -> bool:
+    def permits(self, outcome: StepOutcome) -> bool:
         """Whether ``outcome`` is one the spec permits here (an exception type by subclass)."""
         if outcome is None:
             return None in self.allowed
@@ -149,7 +149,7 @@ def _same_for_dedup(old: Blob, new: Blob) -> bool:
     spec's two levels decide: equal fingerprints (length, first 32 bytes) and equal digests."""
     return (
         len(old.contents) == len(new.contents)
-        and old.contents[:PREFIX] == new.contents[:PREFIX]
+        and old.contents[:FINGERPRINT_LENGTH] == new.contents[:FINGERPRINT_LENGTH]
         and old.sha256 == new.sha256
     )
 
@@ -204,7 +204,7 @@ class Model:
 
     # -- adding ------------------------------------------------------------------------------
 
-    def _unspecified(self, reason: str, *allowed: Outcome) -> Unspecified:
+    def _unspecified(self, reason: str, *allowed: StepOutcome) -> Unspecified:
         return Unspecified(f"{reason} ({self.profile} profile)", frozenset(allowed))
 
     def _argument_errors(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import importlib.util
 import os
 import re
 import shutil
@@ -19,9 +20,12 @@ from pathlib import Path
 import pytest
 
 from .. import suite
-from ..adapters import load_implementation, selected_spec
+from ..adapters import load_implementation, selected_target
 from ..api import ImplementationError
+from ..harness.hypothesis_home import HOME_VARIABLE, default_home
+from .collect import CollectError, collect_suite
 from .deviations import read_deviations
+from .options import add_run_options
 from .report import clause_columns, fit, report_format
 from .spec import PROFILES, Clause, SpecError, load_spec
 
@@ -64,30 +68,7 @@ def _parser() -> argparse.ArgumentParser:
         "1 otherwise; 2 when the implementation cannot be loaded or the arguments are wrong; "
         "else pytest's own status (2 interrupted, 3 internal error, 4 usage, 5 no tests).",
     )
-    run.add_argument(
-        "--impl",
-        help="reference, executorch, package.module or package.module:object "
-        "(default: $CORDSPEC_IMPL, else reference)",
-    )
-    run.add_argument(
-        "--profile",
-        choices=PROFILES,
-        default="strict",
-        help="core, or strict = core + strict clauses (default: strict)",
-    )
-    run.add_argument(
-        "--report",
-        action="append",
-        default=[],
-        type=_report_path,
-        metavar="PATH",
-        help="write the clause report: Markdown for .md, JSON for .json (repeatable)",
-    )
-    run.add_argument(
-        "--deviations",
-        metavar="FILE",
-        help="file of known deviations (default: the built-in adapter's list, if any)",
-    )
+    add_run_options(run.add_argument, pytest=False, extra={"--report": {"type": _report_path}})
     run.add_argument(
         "--hypothesis-profile",
         metavar="NAME",
@@ -103,6 +84,11 @@ def _parser() -> argparse.ArgumentParser:
         choices=PROFILES,
         default=None,
         help="only the clauses this profile requires (core, or core + strict)",
+    )
+    clauses.add_argument(
+        "--tests",
+        action="store_true",
+        help="under each clause, the suite tests that name it (collects the suite: a few seconds)",
     )
     sweep = commands.add_parser(
         "sweep",
@@ -155,7 +141,7 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     # so that they cannot shadow installed packages.
     if os.getcwd() not in sys.path:
         sys.path.append(os.getcwd())
-    impl = selected_spec(args.impl)
+    impl = selected_target(args.impl)
     _load(impl)
     deviations = None
     if args.deviations is not None:
@@ -167,9 +153,27 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
         except ValueError as exc:
             raise _Failure(str(exc).replace("\n", "\ncordspec: ")) from None
         deviations = str(path.resolve())
+    _check_parallel(extra)
     reports = [str(Path(p).resolve()) for p in args.report]
     argv = pytest_args(impl, args.profile, reports, deviations, args.hypothesis_profile, extra)
+    os.environ.setdefault(HOME_VARIABLE, str(default_home()))  # no .hypothesis/ left in the cwd
     return int(pytest.main(argv))
+
+
+_XDIST_FLAGS = ("-n", "--numprocesses", "--dist", "--maxprocesses")
+
+
+def _check_parallel(extra: Sequence[str]) -> None:
+    """``-n`` and its kin need pytest-xdist; without it pytest fails with a bare usage error."""
+    wanted = next(
+        (a for a in extra if a.partition("=")[0] in _XDIST_FLAGS or re.fullmatch(r"-n\S+", a)),
+        None,
+    )
+    if wanted is not None and importlib.util.find_spec("xdist") is None:
+        raise _Failure(
+            f"{wanted} runs the suite in parallel, which needs pytest-xdist: "
+            "pip install 'cordspec[parallel]'"
+        )
 
 
 def first_sentence(text: str) -> str:
@@ -188,6 +192,25 @@ def clause_lines(clauses: Sequence[Clause], width: int) -> list[str]:
     return lines
 
 
+def _with_tests(clauses: Sequence[Clause], lines: list[str], profile: str) -> list[str]:
+    """``lines`` (one per clause), each followed by the tests naming its clause, one per line
+    without parameters; "(no test)" where none does."""
+    try:
+        tests = collect_suite(profile)
+    except CollectError as exc:
+        raise _Failure(str(exc)) from None
+    by_clause: dict[str, dict[str, None]] = {c.id: {} for c in clauses}
+    for test in tests:
+        for clause_id in test.clauses:
+            if clause_id in by_clause:
+                by_clause[clause_id].setdefault(test.nodeid.partition("[")[0], None)
+    out = []
+    for clause, line in zip(clauses, lines, strict=True):
+        out.append(line)
+        out.extend(f"    {nodeid}" for nodeid in by_clause[clause.id] or ["(no test)"])
+    return out
+
+
 def _clauses(args: argparse.Namespace) -> int:
     try:
         spec = load_spec()
@@ -195,8 +218,11 @@ def _clauses(args: argparse.Namespace) -> int:
         raise _Failure(str(exc)) from None
     clauses = spec.in_profile(args.profile) if args.profile else list(spec.clauses.values())
     width = shutil.get_terminal_size(fallback=(100, 24)).columns
+    lines = clause_lines(clauses, width)
+    if args.tests:
+        lines = _with_tests(clauses, lines, args.profile or "strict")
     try:
-        for line in clause_lines(clauses, width):
+        for line in lines:
             print(line)
         sys.stdout.flush()
     except BrokenPipeError:  # e.g. piped into head: stop quietly

@@ -53,8 +53,16 @@ def builtin_deviations_path(implementation: str) -> Path:
     return Path(__file__).parents[1] / "adapters" / f"{implementation}.deviations"
 
 
+_parsed: dict[tuple[str, int, int], dict[str, Deviation]] = {}
+
+
 def read_deviations(path: Path) -> dict[str, Deviation]:
-    """Deviations from a file; an absent file means none."""
+    """Deviations from a file; an absent file means none. A file is parsed once per process
+    while it is unchanged (``cordspec run`` checks it before the plugin applies it)."""
     if not path.exists():
         return {}
-    return parse_deviations(path.read_text(encoding="utf-8"), str(path))
+    st = path.stat()
+    key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
+    if key not in _parsed:
+        _parsed[key] = parse_deviations(path.read_text(encoding="utf-8"), str(path))
+    return dict(_parsed[key])

@@ -3,20 +3,24 @@ reports a status per clause and a verdict per profile (terminal summary, ``--rep
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from ..adapters import load_implementation, selected_spec
+from ..adapters import load_implementation, selected_target
 from ..api import Capability, Implementation, ImplementationError
 from ..harness.helpers import Blobs, placeholders
 from .deviations import Deviation, builtin_deviations_path, read_deviations
+from .options import add_run_options
 from .report import (
     CLAUSES_PROPERTY,
     DEVIATION_PREFIX,
     NOT_APPLICABLE_PREFIX,
+    OVERRIDE_PREFIX,
     Collector,
     Kind,
     Report,
@@ -24,7 +28,7 @@ from .report import (
     make_header,
     report_format,
 )
-from .spec import PROFILES, Spec, load_spec
+from .spec import Spec, load_spec
 
 __all__ = ["clause_ids"]
 
@@ -32,36 +36,14 @@ _SMALL_BYTES = 4096
 _SPEC_KEY = pytest.StashKey[Spec]()
 _DEVIATIONS_KEY = pytest.StashKey[dict[str, Deviation]]()
 _REPORTER_NAME = "cordspec-reporter"
+_LOADED_KEY = pytest.StashKey[Implementation]()
+_IMPLEMENTATION_PROPERTY = "cordspec_implementation"
+"""The ``user_properties`` name under which a test records the implementation its ``impl`` ran."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("cordspec", "cordspec conformance suite")
-    group.addoption(
-        "--impl",
-        default=None,
-        help="implementation under test: reference, executorch, package.module[:object] "
-        "(default: $CORDSPEC_IMPL, else reference)",
-    )
-    group.addoption(
-        "--profile",
-        choices=PROFILES,
-        default="strict",
-        help="core: clauses every implementation meets; strict: core plus strict (default)",
-    )
-    group.addoption(
-        "--deviations",
-        default=None,
-        help="file of known deviations (default: the built-in adapter's own list, if any)",
-    )
-    group.addoption(
-        "--report",
-        dest="cordspec_report",
-        action="append",
-        default=[],
-        metavar="PATH",
-        help="write the clause report to PATH: Markdown for .md, JSON for .json "
-        "(may be given more than once)",
-    )
+    add_run_options(group.addoption, pytest=True)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -98,8 +80,8 @@ def _spec(config: pytest.Config) -> Spec:
 def _deviations(config: pytest.Config) -> dict[str, Deviation]:
     if _DEVIATIONS_KEY not in config.stash:
         option = config.getoption("deviations")
-        spec = selected_spec(config.getoption("impl"))
-        path = Path(option) if option else builtin_deviations_path(spec)
+        target = selected_target(config.getoption("impl"))
+        path = Path(option) if option else builtin_deviations_path(target)
         if option and not path.is_file():
             raise pytest.UsageError(f"--deviations {option}: no such file")
         try:
@@ -186,23 +168,43 @@ _POSITIONS = ((1, "op"), (2, "left"), (3, "right"))
 def impl(pytestconfig: pytest.Config) -> Implementation:
     """The implementation under test (override this fixture to test your own)."""
     try:
-        return load_implementation(selected_spec(pytestconfig.getoption("impl")))
+        implementation = load_implementation(selected_target(pytestconfig.getoption("impl")))
     except ImplementationError as exc:
         pytest.exit(f"cordspec: {exc}", returncode=4)
+    pytestconfig.stash[_LOADED_KEY] = implementation
+    return implementation
 
 
 @pytest.fixture(autouse=True)
 def _cordspec_applicable(request: pytest.FixtureRequest) -> None:
-    """Skip, as "not applicable", a test needing a capability the implementation lacks."""
+    """Skip, as "not applicable", a test needing a capability the implementation lacks; record
+    which implementation a suite test's ``impl`` gave (the plugin's, or an override's)."""
     marks = list(request.node.iter_markers("requires"))
-    if not marks:
+    if not marks and "impl" not in request.fixturenames:
         return
     implementation: Implementation = request.getfixturevalue("impl")
+    if request.node.get_closest_marker("clause") is not None:
+        request.node.user_properties.append(
+            (_IMPLEMENTATION_PROPERTY, _describe(implementation, request))
+        )
     for mark in marks:
         for arg in mark.args:
             capability = Capability(arg)
             if capability not in implementation.capabilities:
                 pytest.skip(f"{NOT_APPLICABLE_PREFIX}{implementation.why_absent(capability)}")
+
+
+def _describe(implementation: Implementation, request: pytest.FixtureRequest) -> str:
+    """What the report says of the implementation a test ran: name, version, absent
+    capabilities, and how it was chosen (``--impl``, or the test file whose ``impl`` gave it)."""
+    config = request.config
+    if config.stash.get(_LOADED_KEY, None) is implementation:
+        chosen = selected_target(config.getoption("impl"))
+    else:
+        chosen = f"{OVERRIDE_PREFIX}{request.node.nodeid.partition('::')[0]}"
+    present = implementation.capabilities
+    absent = [(c.value, implementation.why_absent(c)) for c in Capability if c not in present]
+    return json.dumps([implementation.name, implementation.version, chosen, absent])
 
 
 @pytest.fixture
@@ -228,6 +230,19 @@ def _cordspec_no_placeholder_left(request: pytest.FixtureRequest) -> Iterator[No
         pytest.fail(f"placeholder(s) left behind: {', '.join(str(p) for p in left)}")
 
 
+def _restriction(config: pytest.Config) -> str:
+    """How the run was narrowed to some of the suite's tests (``-k``, ``-m``, ``--deselect``), or
+    "" for a whole run: a narrowed run is judged on the clauses it ran, and says it is partial."""
+    parts = []
+    for option, flag in (("keyword", "-k"), ("markexpr", "-m")):
+        value = config.getoption(option, default="")
+        if value:
+            parts.append(f"{flag} {value!r}")
+    for nodeid in config.getoption("deselect", default=None) or []:
+        parts.append(f"--deselect {nodeid}")
+    return " ".join(parts)
+
+
 class _Reporter:
     """Collects suite tests' outcomes on the controller, reports clauses, sets the exit status."""
 
@@ -237,20 +252,38 @@ class _Reporter:
         self.report: Report | None = None
         self.written: list[str] = []
         self.errors: list[str] = []
+        self.ran: set[str] = set()
+        """What the tests' ``impl`` gave, as :func:`_describe` put it."""
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.collector.add(report)
+        for prop in report.user_properties:  # a list once it went through xdist
+            if isinstance(prop, (tuple, list)) and prop[0] == _IMPLEMENTATION_PROPERTY:
+                self.ran.add(str(prop[1]))
 
     def _build(self) -> Report:
         config = self.config
         spec = _spec(config)
-        impl = selected_spec(config.getoption("impl"))
+        profile = config.getoption("profile")
+        partial = _restriction(config)
+        if self.ran:  # what the tests ran, which an override of ``impl`` may have changed
+            described = [json.loads(d) for d in sorted(self.ran)]  # xdist: in any order
+            name, version, chosen, absent = described[0]
+            for other in described[1:]:  # several overrides in one tree: name every one
+                name, version = f"{name}; {other[0]}", f"{version}; {other[1]}"
+                chosen = f"{chosen}; {other[2]}"
+            header = make_header(chosen, profile, spec, None, partial=partial)
+            header = dataclasses.replace(
+                header, implementation=name, version=version, absent=tuple(map(tuple, absent))
+            )
+            return build_report(spec, header, self.collector.results())
+        impl = selected_target(config.getoption("impl"))
         try:
             implementation: Implementation | None = load_implementation(impl)
             error = ""
         except Exception as exc:  # described in the report; the tests already said what failed
             implementation, error = None, f"{type(exc).__name__}: {exc}"
-        header = make_header(impl, config.getoption("profile"), spec, implementation, error)
+        header = make_header(impl, profile, spec, implementation, error, partial=partial)
         return build_report(spec, header, self.collector.results())
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

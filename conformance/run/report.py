@@ -13,7 +13,9 @@ Rules, for the clauses of the chosen profile:
 - a clause is *failed* if any of its tests failed, else *expected deviation* if any xfailed, else
   *passed* if any passed, else *not applicable* if all its tests were, else *untested*;
 - only MUST and MUST NOT clauses decide a verdict and are counted in it; SHOULD and MAY clauses
-  show their status and nothing else.
+  show their status and nothing else;
+- a run narrowed with ``-k``, ``-m`` or ``--deselect`` is *partial*: a clause none of whose tests
+  ran is *not run*, and a verdict counts only the clauses that ran.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +41,7 @@ __all__ = [
     "DEVIATION_PREFIX",
     "FORMATS",
     "NOT_APPLICABLE_PREFIX",
+    "OVERRIDE_PREFIX",
     "REQUIRED",
     "ClauseResult",
     "Collector",
@@ -53,6 +57,7 @@ __all__ = [
     "clause_status",
     "make_header",
     "report_format",
+    "report_schema",
     "verdict",
 ]
 
@@ -60,11 +65,29 @@ CLAUSES_PROPERTY = "cordspec_clauses"
 """The ``user_properties`` name under which the plugin stores a test's clause ids."""
 DEVIATION_PREFIX = "known deviation: "
 NOT_APPLICABLE_PREFIX = "not applicable: "
+OVERRIDE_PREFIX = "the impl fixture of "
+"""How the header's ``impl`` starts when a test tree's own ``impl`` fixture chose the
+implementation (then no ``--impl`` did)."""
 REQUIRED = ("MUST", "MUST NOT")
 """The keywords whose clauses decide a verdict."""
 FORMATS = {".md": "markdown", ".json": "json"}
 """Report formats by file suffix."""
 REPORT_FORMAT = "cordspec-report/1"
+REPORT_SCHEMA_ID = "urn:cordspec:report-schema:1"
+"""The ``$id`` of the JSON report's schema, and the report's ``$schema``."""
+
+
+def report_schema() -> dict[str, Any]:
+    """The JSON report's schema: ``docs/report-schema.json`` of the source checkout, else the copy
+    installed with the package (``conformance/data/report-schema.json``)."""
+    checkout = Path(__file__).resolve().parents[2] / "docs" / "report-schema.json"
+    if checkout.is_file():
+        text = checkout.read_text(encoding="utf-8")
+    else:
+        packaged = resources.files("conformance") / "data" / "report-schema.json"
+        text = packaged.read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 class Outcome(str, enum.Enum):
@@ -85,6 +108,8 @@ class Status(str, enum.Enum):
     DEVIATION = "expected deviation"
     NOT_APPLICABLE = "not applicable"
     UNTESTED = "untested"
+    NOT_RUN = "not run"
+    """A partial run left out every test of the clause."""
 
 
 ACCEPTABLE = frozenset({Outcome.PASSED, Outcome.DEVIATION, Outcome.NOT_APPLICABLE})
@@ -243,8 +268,11 @@ def clause_status(tests: Sequence[Result]) -> tuple[Status, str]:
     return Status.UNTESTED, f"skipped: {skipped.reason}" if skipped else ""
 
 
-def clause_results(spec: Spec, profile: Profile, results: Iterable[Result]) -> list[ClauseResult]:
-    """The status of every clause of ``profile``, in document order."""
+def clause_results(
+    spec: Spec, profile: Profile, results: Iterable[Result], partial: bool = False
+) -> list[ClauseResult]:
+    """The status of every clause of ``profile``, in document order (in a ``partial`` run, a
+    clause with no test is *not run* instead of *untested*)."""
     clauses = spec.in_profile(profile)
     by_clause: dict[str, list[Result]] = {c.id: [] for c in clauses}
     for result in results:
@@ -255,6 +283,8 @@ def clause_results(spec: Spec, profile: Profile, results: Iterable[Result]) -> l
     for clause in clauses:
         tests = tuple(by_clause[clause.id])
         status, reason = clause_status(tests)
+        if partial and not tests:
+            status, reason = Status.NOT_RUN, "no test of it was selected"
         out.append(ClauseResult(clause, status, reason, tests))
     return out
 
@@ -278,6 +308,8 @@ class Verdict:
     deviations: int
     untested: int
     not_applicable: int
+    not_run: int = 0
+    """Clauses a partial run left out: no part of the verdict."""
 
     @property
     def kind(self) -> Kind:
@@ -287,6 +319,10 @@ class Verdict:
 
     @property
     def text(self) -> str:
+        text = self._text()
+        return f"{text}, PARTIAL RUN: {self.not_run} not run" if self.not_run else text
+
+    def _text(self) -> str:
         kind = self.kind
         if kind is Kind.CONFORMS:
             return f"CONFORMS ({self.passed}/{self.applicable})"
@@ -307,6 +343,7 @@ class Verdict:
             "deviations": self.deviations,
             "untested": self.untested,
             "not_applicable": self.not_applicable,
+            "not_run": self.not_run,
         }
 
 
@@ -320,11 +357,12 @@ def verdict(results: Iterable[ClauseResult], profile: Profile) -> Verdict:
     return Verdict(
         profile=profile,
         passed=counts[Status.PASSED],
-        applicable=sum(counts.values()) - counts[Status.NOT_APPLICABLE],
+        applicable=sum(counts.values()) - counts[Status.NOT_APPLICABLE] - counts[Status.NOT_RUN],
         failed=counts[Status.FAILED],
         deviations=counts[Status.DEVIATION],
         untested=counts[Status.UNTESTED],
         not_applicable=counts[Status.NOT_APPLICABLE],
+        not_run=counts[Status.NOT_RUN],
     )
 
 
@@ -338,7 +376,8 @@ class Header:
     implementation: str
     version: str
     impl: str
-    """The ``--impl`` value it was loaded by."""
+    """The ``--impl`` value it was loaded by, or :data:`OVERRIDE_PREFIX` and the test file whose
+    ``impl`` fixture gave it."""
     profile: Profile
     spec_version: str
     absent: tuple[tuple[str, str], ...] = ()
@@ -347,6 +386,13 @@ class Header:
     cordspec_version: str = ""
     error: str = ""
     """Why the implementation could not be described, if it could not be loaded here."""
+    partial: str = ""
+    """How the run was narrowed (``-k 'merge'``), or "" for a whole run."""
+
+    @property
+    def chosen_by(self) -> str:
+        """``--impl VALUE``, or which test file's ``impl`` fixture chose the implementation."""
+        return self.impl if self.impl.startswith(OVERRIDE_PREFIX) else f"--impl {self.impl}"
 
 
 def _cordspec_version() -> str:
@@ -363,6 +409,7 @@ def make_header(
     implementation: Implementation | None,
     error: str = "",
     date: datetime | None = None,
+    partial: str = "",
 ) -> Header:
     """The header for ``implementation`` (None when it could not be loaded, with ``error``)."""
     when = (date or datetime.now(timezone.utc)).isoformat(timespec="seconds")
@@ -376,6 +423,7 @@ def make_header(
             date=when,
             cordspec_version=_cordspec_version(),
             error=error,
+            partial=partial,
         )
     present = implementation.capabilities
     return Header(
@@ -389,6 +437,7 @@ def make_header(
         ),
         date=when,
         cordspec_version=_cordspec_version(),
+        partial=partial,
     )
 
 
@@ -442,9 +491,11 @@ class Report:
     def header_lines(self, width: int = 100) -> list[str]:
         h = self.header
         lines = [
-            f"implementation: {h.implementation} {h.version} (--impl {h.impl})",
+            f"implementation: {h.implementation} {h.version} ({h.chosen_by})",
             f"profile: {h.profile}; spec version {h.spec_version}; {h.date}",
         ]
+        if h.partial:
+            lines.append(f"partial run ({h.partial}): judged on the clauses whose tests ran")
         if h.error:
             lines.append(f"error: {h.error}")
         lines.extend(f"absent: {cap}: {why}" for cap, why in h.absent)
@@ -489,6 +540,7 @@ class Report:
     def to_json(self) -> dict[str, Any]:
         h = self.header
         return {
+            "$schema": REPORT_SCHEMA_ID,
             "format": REPORT_FORMAT,
             "implementation": {"name": h.implementation, "version": h.version, "impl": h.impl},
             "profile": h.profile,
@@ -497,6 +549,7 @@ class Report:
             "date": h.date,
             "absent_capabilities": [{"capability": c, "reason": r} for c, r in h.absent],
             "error": h.error,
+            "partial": h.partial,
             "verdicts": {p: v.to_json() for p, v in self.verdicts.items()},
             "exit_ok": self.exit_ok,
             "clauses": [
@@ -538,6 +591,10 @@ class Report:
         ]
         if h.error:
             lines.append(f"| Error | {_cell(h.error)} |")
+        if h.partial:
+            lines.append(
+                f"| Partial run | {_cell(h.partial)}: judged on the clauses whose tests ran |"
+            )
         if h.absent:
             lines += ["", "Absent capabilities (clauses that need them are not applicable):", ""]
             lines += [f"- `{c}`: {' '.join(r.split())}" for c, r in h.absent]
@@ -593,7 +650,7 @@ class Report:
 
 def build_report(spec: Spec, header: Header, results: Sequence[Result]) -> Report:
     """The report for ``header.profile``: its clauses, and verdicts for core (and strict)."""
-    clauses = clause_results(spec, header.profile, results)
+    clauses = clause_results(spec, header.profile, results, partial=bool(header.partial))
     chosen = profiles_within(header.profile)
     return Report(
         header=header,

@@ -20,39 +20,41 @@ DATA = b"weights that belong to someone else"
 COPIERS = pytest.mark.parametrize("copier", [copy.copy, copy.deepcopy], ids=["copy", "deepcopy"])
 
 
-@clause("FBD-INIT-2", "FBD-COPY-1")
-@COPIERS
-def test_copies_of_a_borrowed_blob_never_delete_it(
-    impl: Implementation, blobs: Blobs, copier: Callable[[Any], Any]
-) -> None:
-    path = blobs.file(DATA)
-    borrowed = blobs.wrap(path)
-    duplicate = copier(borrowed)
-    assert duplicate.to_bytes() == DATA
-    duplicate.close()
-    del duplicate
-    gc.collect()
-    assert path.read_bytes() == DATA
-    borrowed.close()
-    assert path.read_bytes() == DATA
+class TestCopiesNeverDelete:
+    """Copies of borrowed blobs and of containers holding blobs (FBD-INIT-2, FBD-COPY-1)."""
 
-
-@clause("FBD-COPY-1")
-def test_deep_copy_of_a_container_keeps_one_object_per_blob(
-    impl: Implementation, blobs: Blobs
-) -> None:
-    """``deepcopy`` with its memo: one blob held twice is one object in the copy, and collecting
-    the copied container never deletes the owner's file; closing the owner deletes it once."""
-    owner = impl.FileBackedData.move_from(str(blobs.file(DATA)))
-    path = impl.path_of(owner)
-    try:
-        tree: dict[str, Any] = {"weights": owner, "again": [owner], "nested": {"w": owner}}
-        copied: dict[str, Any] = copy.deepcopy(tree)
-        assert copied["weights"] is copied["again"][0] is copied["nested"]["w"]
-        del copied
+    @clause("FBD-INIT-2", "FBD-COPY-1")
+    @COPIERS
+    def test_copies_of_a_borrowed_blob_never_delete_it(
+        self, impl: Implementation, blobs: Blobs, copier: Callable[[Any], Any]
+    ) -> None:
+        path = blobs.file(DATA)
+        borrowed = blobs.wrap(path)
+        duplicate = copier(borrowed)
+        assert duplicate.to_bytes() == DATA
+        duplicate.close()
+        del duplicate
         gc.collect()
-        assert owner.to_bytes() == DATA
-        assert os.path.exists(path)
-    finally:
-        owner.close()
-    assert not os.path.lexists(path)
+        assert path.read_bytes() == DATA
+        borrowed.close()
+        assert path.read_bytes() == DATA
+
+    @clause("FBD-COPY-1")
+    def test_deep_copy_of_a_container_keeps_one_object_per_blob(
+        self, impl: Implementation, blobs: Blobs
+    ) -> None:
+        """``deepcopy`` with its memo: one blob held twice is one object in the copy, and collecting
+        the copied container never deletes the owner's file; closing the owner deletes it once."""
+        owner = impl.FileBackedData.move_from(str(blobs.file(DATA)))
+        path = impl.path_of(owner)
+        try:
+            tree: dict[str, Any] = {"weights": owner, "again": [owner], "nested": {"w": owner}}
+            copied: dict[str, Any] = copy.deepcopy(tree)
+            assert copied["weights"] is copied["again"][0] is copied["nested"]["w"]
+            del copied
+            gc.collect()
+            assert owner.to_bytes() == DATA
+            assert os.path.exists(path)
+        finally:
+            owner.close()
+        assert not os.path.lexists(path)

@@ -14,7 +14,7 @@ from conformance.harness.measure import BIG, READ_BOUND, bytes_read
 clause = pytest.mark.clause
 
 
-class TestConstruction:
+class TestCordConstruction:
     @clause("CORD-INIT-1")
     @pytest.mark.parametrize("args", [(), (None,)], ids=["no-argument", "None"])
     def test_empty(self, impl: Implementation, args: tuple[None, ...]) -> None:

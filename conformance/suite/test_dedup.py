@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conformance.api import FileBackedData, Implementation, NamedDataStore
@@ -67,14 +67,6 @@ class Hashed:
                 return real.hexdigest()
 
         return Counting()
-
-
-@pytest.fixture
-def hashed(monkeypatch: pytest.MonkeyPatch) -> Iterator[Hashed]:
-    """Count SHA-256 hashing through ``hashlib.sha256`` for the test's duration."""
-    spy = Hashed()
-    monkeypatch.setattr(hashlib, "sha256", spy.make)
-    yield spy
 
 
 def observed(spy: Hashed) -> None:
@@ -352,6 +344,13 @@ class TestLaziness:
         assert read < 3 * size + READ_LIMIT, f"{read} bytes read to hash three {size}-byte files"
         assert buffer_ids(store) == [id(f) for f in files]
 
+    @pytest.fixture
+    def hashed(self, monkeypatch: pytest.MonkeyPatch) -> Iterator[Hashed]:
+        """Count SHA-256 hashing through ``hashlib.sha256`` for the test's duration."""
+        spy = Hashed()
+        monkeypatch.setattr(hashlib, "sha256", spy.make)
+        yield spy
+
 
 # --------------------------------------------------------------------------------------------
 # Property: any mix of colliding blobs
@@ -371,37 +370,44 @@ ADDS = st.lists(
 )
 
 
-@clause("NDS-DEDUP-1", "NDS-DEDUP-2", "NDS-DEDUP-5", "NDS-DEDUP-6", "NDS-DEDUP-9")
-@settings(deadline=None)
-@given(adds=ADDS)
-def test_buffers_are_the_first_object_of_each_distinct_contents(
-    impl: Implementation, adds: list[tuple[bytes, bytes, bool, str | None, int]]
-) -> None:
-    with tempfile.TemporaryDirectory() as directory:
-        made: list[FileBackedData] = []
-        try:
-            blobs: list[Blob] = []
-            for i, (head, tail, as_file, _, _) in enumerate(adds):
-                if as_file:
-                    path = Path(directory, f"{i}.bin")
-                    path.write_bytes(head + tail)
-                    made.append(impl.FileBackedData(str(path)))
-                    blobs.append(made[-1])
-                else:
-                    blobs.append(fresh(head + tail))
-            store = impl.NamedDataStore()
-            for i, (blob, (_, _, _, tag, alignment)) in enumerate(zip(blobs, adds, strict=True)):
-                store.add_named_data(f"key{i}", blob, alignment, tag)
-            out = store.get_named_data_store_output()
-            firsts: dict[bytes, Blob] = {}
-            for (head, tail, *_), blob in zip(adds, blobs, strict=True):
-                firsts.setdefault(head + tail, blob)
-            assert [id(b) for b in out.buffers] == [id(b) for b in firsts.values()]
-            assert [content(b) for b in out.buffers] == list(firsts)
-            for i, (head, tail, _, tag, alignment) in enumerate(adds):
-                entry = (out.pte_data if tag is None else out.external_data[tag])[f"key{i}"]
-                assert content(out.buffers[entry.buffer_index]) == head + tail
-                assert entry.alignment == alignment
-        finally:
-            for blob in made:
-                blob.close()
+class TestFirstObjects:
+    """A property: whatever is added, the buffers are the first object of each distinct contents."""
+
+    @clause("NDS-DEDUP-1", "NDS-DEDUP-2", "NDS-DEDUP-5", "NDS-DEDUP-6", "NDS-DEDUP-9")
+    # ``impl`` is an immutable description, so it may be function-scoped (a user's override):
+    # sharing it across examples is right, and Hypothesis's health check would refuse it.
+    @settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(adds=ADDS)
+    def test_buffers_are_the_first_object_of_each_distinct_contents(
+        self, impl: Implementation, adds: list[tuple[bytes, bytes, bool, str | None, int]]
+    ) -> None:
+        with tempfile.TemporaryDirectory() as directory:
+            made: list[FileBackedData] = []
+            try:
+                blobs: list[Blob] = []
+                for i, (head, tail, as_file, _, _) in enumerate(adds):
+                    if as_file:
+                        path = Path(directory, f"{i}.bin")
+                        path.write_bytes(head + tail)
+                        made.append(impl.FileBackedData(str(path)))
+                        blobs.append(made[-1])
+                    else:
+                        blobs.append(fresh(head + tail))
+                store = impl.NamedDataStore()
+                for i, (blob, (_, _, _, tag, alignment)) in enumerate(
+                    zip(blobs, adds, strict=True)
+                ):
+                    store.add_named_data(f"key{i}", blob, alignment, tag)
+                out = store.get_named_data_store_output()
+                firsts: dict[bytes, Blob] = {}
+                for (head, tail, *_), blob in zip(adds, blobs, strict=True):
+                    firsts.setdefault(head + tail, blob)
+                assert [id(b) for b in out.buffers] == [id(b) for b in firsts.values()]
+                assert [content(b) for b in out.buffers] == list(firsts)
+                for i, (head, tail, _, tag, alignment) in enumerate(adds):
+                    entry = (out.pte_data if tag is None else out.external_data[tag])[f"key{i}"]
+                    assert content(out.buffers[entry.buffer_index]) == head + tail
+                    assert entry.alignment == alignment
+            finally:
+                for blob in made:
+                    blob.close()

@@ -12,7 +12,7 @@ from conformance.harness.helpers import Blobs, content, state
 from conformance.harness.measure import READ_LIMIT, rchar
 
 clause = pytest.mark.clause
-pytestmark = pytest.mark.requires("externalize")
+requires_externalize = pytest.mark.requires("externalize")  # on each class: it comes along
 
 Blob = bytes | FileBackedData
 LAYOUT = ("f32", (1,), (0,))
@@ -51,6 +51,7 @@ def mixed_store(impl: Implementation, blobs: Blobs) -> NamedDataStore:
     return store
 
 
+@requires_externalize
 class TestArguments:
     @clause("NDS-EXT-1")
     @pytest.mark.parametrize(
@@ -85,6 +86,7 @@ class TestArguments:
         assert state(store) == before
 
 
+@requires_externalize
 class TestExternalize:
     @clause("NDS-EXT-2")
     def test_inline_entries_move_unchanged(self, impl: Implementation, blobs: Blobs) -> None:
@@ -238,7 +240,7 @@ class TestExternalize:
         assert (entry.buffer_index, entry.alignment, entry.tensor_layout) == (1, 16, None)
 
 
-@pytest.mark.requires("externalize")
+@requires_externalize
 class TestExternalizeBounds:
     @clause("NDS-EXT-1")
     def test_zero_cap_is_refused_with_nothing_inline(self, impl: Implementation) -> None:

@@ -26,6 +26,7 @@ from pyfakefs.fake_filesystem import FakeFilesystem
 
 from conformance.api import FileBackedData, Implementation
 from conformance.harness.helpers import Blobs, close_all, placeholders, snapshot
+from conformance.harness.sinks import Looping, StuckSink
 
 clause = pytest.mark.clause
 
@@ -300,33 +301,6 @@ class _FaultyFile:
         return getattr(self._real, name)
 
 
-@pytest.fixture
-def faulty_reads(monkeypatch: pytest.MonkeyPatch) -> Callable[[Path, int], list[int]]:
-    """``faulty_reads(path, after)``: from now on, files opened for reading at ``path`` fail with
-    EIO after ``after`` bytes; returns the list of faults raised so far."""
-
-    def install(path: Path, after: int) -> list[int]:
-        real_open = builtins.open
-        faults: list[int] = []
-        target = os.path.realpath(path)
-
-        def faulty_open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
-            opened = real_open(file, mode, *args, **kwargs)
-            if (
-                isinstance(file, (str, os.PathLike))
-                and "r" in mode
-                and "+" not in mode
-                and os.path.realpath(file) == target
-            ):
-                return _FaultyFile(opened, after, faults)
-            return opened
-
-        monkeypatch.setattr(builtins, "open", faulty_open)
-        return faults
-
-    return install
-
-
 class TestReadError:
     @clause("FBD-FAULT-1")
     @pytest.mark.parametrize("after", [0, FAULT_AFTER], ids=["at-once", "part-way"])
@@ -448,31 +422,34 @@ class TestReadError:
         index = output.pte_data["third"].buffer_index
         assert output.buffers[index] is blob or bytes(output.buffers[index]) == DATA  # type: ignore[arg-type]  # a bytes buffer
 
+    @pytest.fixture
+    def faulty_reads(self, monkeypatch: pytest.MonkeyPatch) -> Callable[[Path, int], list[int]]:
+        """``faulty_reads(path, after)``: from now on, files opened for reading at ``path`` fail
+        with EIO after ``after`` bytes; returns the list of faults raised so far."""
+
+        def install(path: Path, after: int) -> list[int]:
+            real_open = builtins.open
+            faults: list[int] = []
+            target = os.path.realpath(path)
+
+            def faulty_open(file: Any, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+                opened = real_open(file, mode, *args, **kwargs)
+                if (
+                    isinstance(file, (str, os.PathLike))
+                    and "r" in mode
+                    and "+" not in mode
+                    and os.path.realpath(file) == target
+                ):
+                    return _FaultyFile(opened, after, faults)
+                return opened
+
+            monkeypatch.setattr(builtins, "open", faulty_open)
+            return faults
+
+        return install
+
 
 # --- an output that accepts nothing ---------------------------------------------------------------
-
-
-class _Looping(Exception):
-    """The sink was asked again and again to take bytes it refuses: write_to_file loops."""
-
-
-class _StuckSink:
-    """A raw sink that takes ``room`` bytes, then accepts none (``write`` returns 0)."""
-
-    def __init__(self, room: int) -> None:
-        self.room = room
-        self.data = bytearray()
-        self.zeros = 0
-
-    def write(self, data: bytes | memoryview) -> int:
-        n = min(len(data), self.room - len(self.data))
-        if n <= 0:
-            self.zeros += 1
-            if self.zeros > 100:
-                raise _Looping
-            return 0
-        self.data += bytes(data[:n])
-        return n
 
 
 class TestOutputAcceptsNothing:
@@ -482,10 +459,10 @@ class TestOutputAcceptsNothing:
         self, impl: Implementation, blobs: Blobs, room: int
     ) -> None:
         blob = blobs.moved(DATA)
-        sink = _StuckSink(room)
+        sink = StuckSink(room)
         try:
             blob.write_to_file(sink)
-        except _Looping:
+        except Looping:
             pytest.fail("write_to_file retried a sink that accepts nothing without end")
         except OSError:
             pass
@@ -500,10 +477,10 @@ class TestOutputAcceptsNothing:
     ) -> None:
         cord = impl.Cord(b"header")
         cord.append(blobs.moved(DATA))
-        sink = _StuckSink(room)
+        sink = StuckSink(room)
         try:
             cord.write_to_file(sink)
-        except _Looping:
+        except Looping:
             pytest.fail("write_to_file retried a sink that accepts nothing without end")
         except OSError:
             pass

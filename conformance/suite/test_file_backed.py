@@ -28,6 +28,7 @@ from conformance.harness.measure import (
     bytes_read,
     peak_memory,
 )
+from conformance.harness.sinks import ShortWriter, WriteOnly
 
 clause = pytest.mark.clause
 
@@ -66,31 +67,6 @@ class CountingSink:
         self.size += len(data)
         self.digest.update(data)
         return len(data)
-
-
-class ShortWriter:
-    """A raw sink that takes at most ``limit`` bytes per call and says how many it took."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.received = bytearray()
-        self.calls = 0
-
-    def write(self, data: bytes | memoryview) -> int:
-        self.calls += 1
-        taken = bytes(data[: self.limit])
-        self.received += taken
-        return len(taken)
-
-
-class WriteOnly:
-    """The least a sink can be: an object with a ``write`` method and nothing else."""
-
-    def __init__(self) -> None:
-        self.parts: list[bytes] = []
-
-    def write(self, data: bytes | memoryview) -> None:
-        self.parts.append(bytes(data))
 
 
 def outcome(call: Callable[[], bytes]) -> bytes | Exception:
@@ -452,27 +428,17 @@ class TestWriting:
         assert peak < MEMORY_BOUND, f"writing {BIG} bytes held {peak} bytes"
 
 
-class _OneByteAtATime:
-    """A raw sink that takes one byte per call and says so."""
-
-    def __init__(self) -> None:
-        self.received = bytearray()
-
-    def write(self, data: bytes | memoryview) -> int:
-        self.received += bytes(data[:1])
-        return 1
-
-
-@clause("FBD-WRITE-1")
-def test_a_sink_taking_one_byte_per_call_gets_everything(
-    impl: Implementation, blobs: Blobs
-) -> None:
-    """One byte per call is progress, not a sink that takes nothing. Kills a mutmut mutant of the
-    reference that gives up on a sink whose writes take a single byte."""
-    data = bytes(range(256))
-    sink = _OneByteAtATime()
-    blobs.moved(data).write_to_file(sink)
-    assert bytes(sink.received) == data
+class TestShortWrites:
+    @clause("FBD-WRITE-1")
+    def test_a_sink_taking_one_byte_per_call_gets_everything(
+        self, impl: Implementation, blobs: Blobs
+    ) -> None:
+        """One byte per call is progress, not a sink that takes nothing. Kills a mutmut mutant of
+        the reference that gives up on a sink whose writes take a single byte."""
+        data = bytes(range(256))
+        sink = ShortWriter(1)
+        blobs.moved(data).write_to_file(sink)
+        assert bytes(sink.received) == data
 
 
 class TestChangeDetection:

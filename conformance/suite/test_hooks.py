@@ -180,10 +180,10 @@ class TestProgramCopy:
     @clause("HOOK-COPY-4")
     def test_an_override_replaces_the_default(self, impl: Implementation) -> None:
         lowering = _lowering(impl)
-        spec = lowering.compile_spec("k", b"v")
+        compile_spec = lowering.compile_spec("k", b"v")
         program = _Undeepcopyable()
         with pytest.raises(AssertionError, match="default deep-copy hook ran"):
-            lowering.default_copy(program, [spec])  # the premise: the default cannot copy it
+            lowering.default_copy(program, [compile_spec])  # the premise: it cannot copy it
         calls: list[object] = []
         received: list[object] = []
 
@@ -192,7 +192,7 @@ class TestProgramCopy:
             return _Copied(program)
 
         lowering.lower(
-            {"forward": [(program, [spec])], "decode": [(program, [spec])]},
+            {"forward": [(program, [compile_spec])], "decode": [(program, [compile_spec])]},
             copy_hook,
             lambda program, specs: received.append(program),
         )

@@ -387,7 +387,7 @@ class TestAddNamedData:
         assert snapshot(store) == before
 
 
-class TestExternalize:
+class TestExternalizeInput:
     @clause("NDS-EXT-1")
     @requires("externalize")
     @FEW

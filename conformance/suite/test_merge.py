@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conformance.api import (
@@ -381,42 +381,48 @@ ITEMS = st.lists(
 )
 
 
-@clause("NDS-MERGE-1", "NDS-MERGE-2", "NDS-MERGE-4")
-@settings(deadline=None)
-@given(mine=ITEMS, theirs=ITEMS, shared=st.lists(st.integers(0, 3), max_size=4, unique=True))
-def test_merge_property(
-    impl: Implementation,
-    mine: list[tuple[bytes, str | None, int]],
-    theirs: list[tuple[bytes, str | None, int]],
-    shared: list[int],
-) -> None:
-    def fill(items: list[tuple[bytes, str | None, int]], prefix: str) -> NamedDataStore:
-        store = impl.NamedDataStore()
-        for j in shared:  # the same key, contents, place and alignment on both sides
-            store.add_named_data(
-                f"shared{j}", f"shared {j}".encode(), 2**j, "t1" if j % 2 else None
-            )
-        for i, (data, tag, alignment) in enumerate(items):
-            store.add_named_data(f"{prefix}{i}", fresh(data), alignment, tag)
-        return store
+class TestMergeProperty:
+    """Merging, as a property over random stores."""
 
-    target = fill(mine, "mine")
-    other = fill(theirs, "theirs").get_named_data_store_output()
-    before = deep(impl, other)
-    target.merge_named_data_store(other)
-    merged = state(target)
-    assert deep(impl, other) == before
-    target.merge_named_data_store(other)
-    assert state(target) == merged
-    assert deep(impl, other) == before
-    out = target.get_named_data_store_output()
-    contents = {
-        k: content(out.buffers[e.buffer_index])
-        for entries in (out.pte_data, *out.external_data.values())
-        for k, e in entries.items()
-    }
-    expected = {f"shared{j}": f"shared {j}".encode() for j in shared}
-    expected |= {f"mine{i}": data for i, (data, _, _) in enumerate(mine)}
-    expected |= {f"theirs{i}": data for i, (data, _, _) in enumerate(theirs)}
-    assert contents == expected
-    assert sorted(content(b) for b in out.buffers) == sorted(set(expected.values()))
+    @clause("NDS-MERGE-1", "NDS-MERGE-2", "NDS-MERGE-4")
+    # ``impl`` is an immutable description, so it may be function-scoped (a user's override):
+    # sharing it across examples is right, and Hypothesis's health check would refuse it.
+    @settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(mine=ITEMS, theirs=ITEMS, shared=st.lists(st.integers(0, 3), max_size=4, unique=True))
+    def test_merge_property(
+        self,
+        impl: Implementation,
+        mine: list[tuple[bytes, str | None, int]],
+        theirs: list[tuple[bytes, str | None, int]],
+        shared: list[int],
+    ) -> None:
+        def fill(items: list[tuple[bytes, str | None, int]], prefix: str) -> NamedDataStore:
+            store = impl.NamedDataStore()
+            for j in shared:  # the same key, contents, place and alignment on both sides
+                store.add_named_data(
+                    f"shared{j}", f"shared {j}".encode(), 2**j, "t1" if j % 2 else None
+                )
+            for i, (data, tag, alignment) in enumerate(items):
+                store.add_named_data(f"{prefix}{i}", fresh(data), alignment, tag)
+            return store
+
+        target = fill(mine, "mine")
+        other = fill(theirs, "theirs").get_named_data_store_output()
+        before = deep(impl, other)
+        target.merge_named_data_store(other)
+        merged = state(target)
+        assert deep(impl, other) == before
+        target.merge_named_data_store(other)
+        assert state(target) == merged
+        assert deep(impl, other) == before
+        out = target.get_named_data_store_output()
+        contents = {
+            k: content(out.buffers[e.buffer_index])
+            for entries in (out.pte_data, *out.external_data.values())
+            for k, e in entries.items()
+        }
+        expected = {f"shared{j}": f"shared {j}".encode() for j in shared}
+        expected |= {f"mine{i}": data for i, (data, _, _) in enumerate(mine)}
+        expected |= {f"theirs{i}": data for i, (data, _, _) in enumerate(theirs)}
+        assert contents == expected
+        assert sorted(content(b) for b in out.buffers) == sorted(set(expected.values()))

@@ -214,44 +214,46 @@ class TestTakeOver:
         assert stat.S_IMODE(after.st_mode) == 0o640
 
 
-@pytest.fixture
-def shm_dir(tmp_path: Path) -> Iterator[Path]:
-    """A directory under /dev/shm, on another device than the test directory."""
-    root = Path("/dev/shm")
-    if not root.is_dir():
-        pytest.skip("this machine has no /dev/shm: no second filesystem to move within")
-    if root.stat().st_dev == tmp_path.stat().st_dev:
-        pytest.skip("/dev/shm is on the same filesystem as the test directory here")
-    try:
-        directory = Path(tempfile.mkdtemp(prefix="cordspec-", dir=root))
-    except OSError as exc:
-        pytest.skip(f"cannot create a directory in /dev/shm here: {exc}")
-    try:
-        yield directory
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
+class TestAnotherDevice:
+    """A source on another filesystem than the test directory (/dev/shm)."""
 
+    @pytest.fixture
+    def shm_dir(self, tmp_path: Path) -> Iterator[Path]:
+        """A directory under /dev/shm, on another device than the test directory."""
+        root = Path("/dev/shm")
+        if not root.is_dir():
+            pytest.skip("this machine has no /dev/shm: no second filesystem to move within")
+        if root.stat().st_dev == tmp_path.stat().st_dev:
+            pytest.skip("/dev/shm is on the same filesystem as the test directory here")
+        try:
+            directory = Path(tempfile.mkdtemp(prefix="cordspec-", dir=root))
+        except OSError as exc:
+            pytest.skip(f"cannot create a directory in /dev/shm here: {exc}")
+        try:
+            yield directory
+        finally:
+            shutil.rmtree(directory, ignore_errors=True)
 
-@clause("FBD-MOVE-2", "FBD-MOVE-3", "FBD-MOVE-6")
-def test_on_another_device(impl: Implementation, tmp_path: Path, shm_dir: Path) -> None:
-    control = shm_dir / "control.bin"
-    control.write_bytes(b"control")
-    with pytest.raises(OSError) as crossing:  # a placeholder in the test dir would fail here
-        os.replace(control, tmp_path / "control.bin")
-    assert crossing.value.errno == errno.EXDEV
-    source = shm_dir / "x.bin"
-    source.write_bytes(b"in shared memory")
-    source.chmod(0o640)
-    before = os.stat(source)
-    blob = impl.FileBackedData.move_from(str(source))
-    try:
-        check_placed_beside(impl.path_of(blob), str(source), before.st_dev)
-        after = os.stat(impl.path_of(blob))
-        assert (after.st_ino, stat.S_IMODE(after.st_mode)) == (before.st_ino, 0o640)
-        assert blob.to_bytes() == b"in shared memory"
-    finally:
-        blob.close()
-    assert placeholder_names(shm_dir) == []
+    @clause("FBD-MOVE-2", "FBD-MOVE-3", "FBD-MOVE-6")
+    def test_on_another_device(self, impl: Implementation, tmp_path: Path, shm_dir: Path) -> None:
+        control = shm_dir / "control.bin"
+        control.write_bytes(b"control")
+        with pytest.raises(OSError) as crossing:  # a placeholder in the test dir would fail here
+            os.replace(control, tmp_path / "control.bin")
+        assert crossing.value.errno == errno.EXDEV
+        source = shm_dir / "x.bin"
+        source.write_bytes(b"in shared memory")
+        source.chmod(0o640)
+        before = os.stat(source)
+        blob = impl.FileBackedData.move_from(str(source))
+        try:
+            check_placed_beside(impl.path_of(blob), str(source), before.st_dev)
+            after = os.stat(impl.path_of(blob))
+            assert (after.st_ino, stat.S_IMODE(after.st_mode)) == (before.st_ino, 0o640)
+            assert blob.to_bytes() == b"in shared memory"
+        finally:
+            blob.close()
+        assert placeholder_names(shm_dir) == []
 
 
 @dataclass(frozen=True)
@@ -566,8 +568,9 @@ class TestOwnership:
         assert owner.to_bytes() == b"owned already"
 
 
-@clause("FBD-MOVE-10")
-def test_placeholder_names_the_process(impl: Implementation, blobs: Blobs) -> None:
-    name = blobs.path(blobs.moved(b"whose is it")).name
-    # the owner tag: <pid>-<start time>, or <pid> where the system tells no start time
-    assert re.fullmatch(rf"\.executorch_{os.getpid()}(-[0-9]+)?_.+\.data", name), name
+class TestPlaceholderName:
+    @clause("FBD-MOVE-10")
+    def test_placeholder_names_the_process(self, impl: Implementation, blobs: Blobs) -> None:
+        name = blobs.path(blobs.moved(b"whose is it")).name
+        # the owner tag: <pid>-<start time>, or <pid> where the system tells no start time
+        assert re.fullmatch(rf"\.executorch_{os.getpid()}(-[0-9]+)?_.+\.data", name), name

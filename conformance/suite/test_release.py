@@ -45,16 +45,20 @@ def _write(path: Path, data: bytes = CONTENTS) -> Path:
 OWNERS = pytest.mark.parametrize("how", ["move_from", "cleanup=True"])
 
 
-@pytest.fixture
-def unraisable(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Exceptions reported as unraisable (a failing weakref callback or ``__del__``)."""
-    seen: list[str] = []
+class _Unraisable:
+    """Mixin: the ``unraisable`` fixture, with the classes that use it (so it comes with them when
+    they are subclassed or imported elsewhere)."""
 
-    def hook(info: Any) -> None:
-        seen.append(f"{info.exc_type.__name__}: {info.exc_value} in {info.object!r}")
+    @pytest.fixture
+    def unraisable(self, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+        """Exceptions reported as unraisable (a failing weakref callback or ``__del__``)."""
+        seen: list[str] = []
 
-    monkeypatch.setattr(sys, "unraisablehook", hook)
-    return seen
+        def hook(info: Any) -> None:
+            seen.append(f"{info.exc_type.__name__}: {info.exc_value} in {info.object!r}")
+
+        monkeypatch.setattr(sys, "unraisablehook", hook)
+        return seen
 
 
 def _collect_quietly() -> list[warnings.WarningMessage]:
@@ -187,7 +191,7 @@ class TestClose:
 # --- garbage collection ------------------------------------------------------------------------
 
 
-class TestGarbageCollection:
+class TestGarbageCollection(_Unraisable):
     @clause("FBD-CLOSE-4")
     @OWNERS
     def test_dropping_the_last_reference_releases(
@@ -219,7 +223,7 @@ class TestGarbageCollection:
 # --- a file that is already gone ---------------------------------------------------------------
 
 
-class TestAlreadyGone:
+class TestAlreadyGone(_Unraisable):
     @clause("FBD-CLOSE-6")
     @pytest.mark.parametrize("release", ["close", "with"])
     def test_explicit_release(self, impl: Implementation, blobs: Blobs, release: str) -> None:

@@ -241,7 +241,7 @@ class Hashed:
         return Counting()
 
 
-class TestHashing:
+class TestHashCounts:
     @clause("NDS-DEDUP-8")
     def test_no_bytes_blob_is_hashed_twice_across_re_adds_and_merges(
         self, impl: Implementation, monkeypatch: pytest.MonkeyPatch

@@ -223,47 +223,48 @@ def _failing_ops(blobs: Blobs) -> dict[str, tuple[type[Exception], Op]]:
     }
 
 
-@clause("NDS-ATOMIC-1")
-@pytest.mark.parametrize(
-    "case",
-    [
-        "bad-type",
-        "bad-alignment",
-        "conflict-inline",
-        "conflict-same-tag",
-        "conflict-new-tag",
-        "conflict-digest-new-tag",
-    ],
-)
-def test_failed_add_leaves_the_store_as_it_was(
-    impl: Implementation, blobs: Blobs, case: str
-) -> None:
-    error, failing = _failing_ops(blobs)[case]
-    inline, ext, on_disk = fresh(b"inline"), fresh(b"external"), blobs.moved(PREFIX + b"tail")
-    later = [fresh(b"later 1"), fresh(b"later 2"), fresh(b"later 3")]
+class TestAtomicAdd:
+    @clause("NDS-ATOMIC-1")
+    @pytest.mark.parametrize(
+        "case",
+        [
+            "bad-type",
+            "bad-alignment",
+            "conflict-inline",
+            "conflict-same-tag",
+            "conflict-new-tag",
+            "conflict-digest-new-tag",
+        ],
+    )
+    def test_failed_add_leaves_the_store_as_it_was(
+        self, impl: Implementation, blobs: Blobs, case: str
+    ) -> None:
+        error, failing = _failing_ops(blobs)[case]
+        inline, ext, on_disk = fresh(b"inline"), fresh(b"external"), blobs.moved(PREFIX + b"tail")
+        later = [fresh(b"later 1"), fresh(b"later 2"), fresh(b"later 3")]
 
-    def build(store: NamedDataStore) -> NamedDataStore:
-        store.add_named_data("k_inline", inline, 4)
-        store.add_named_data("k_ext", ext, 8, "t")
-        store.add_named_data("k_file", on_disk, 16, "t2")
-        return store
+        def build(store: NamedDataStore) -> NamedDataStore:
+            store.add_named_data("k_inline", inline, 4)
+            store.add_named_data("k_ext", ext, 8, "t")
+            store.add_named_data("k_file", on_disk, 16, "t2")
+            return store
 
-    def then(store: NamedDataStore) -> State:
-        store.add_named_data("after_other", later[0], 1, "t_other")
-        store.add_named_data("after_fresh", later[1], 1, "fresh")
-        store.add_named_data("after_inline", later[2])
-        return state(store)
+        def then(store: NamedDataStore) -> State:
+            store.add_named_data("after_other", later[0], 1, "t_other")
+            store.add_named_data("after_fresh", later[1], 1, "fresh")
+            store.add_named_data("after_inline", later[2])
+            return state(store)
 
-    store = build(impl.NamedDataStore())
-    before = state(store)
-    with pytest.raises(error):
-        failing(store)
-    assert state(store) == before
+        store = build(impl.NamedDataStore())
+        before = state(store)
+        with pytest.raises(error):
+            failing(store)
+        assert state(store) == before
 
-    failed = build(impl.NamedDataStore())
-    with pytest.raises(error):
-        failing(failed)
-    assert then(failed) == then(build(impl.NamedDataStore()))
+        failed = build(impl.NamedDataStore())
+        with pytest.raises(error):
+            failing(failed)
+        assert then(failed) == then(build(impl.NamedDataStore()))
 
 
 # --------------------------------------------------------------------------------------------

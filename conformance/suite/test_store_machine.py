@@ -16,13 +16,13 @@ from conformance.harness.store_machine import CORE_CLAUSES, STRICT_CLAUSES, run_
 hypothesis_profiles.register()
 
 
-@pytest.mark.clause(*CORE_CLAUSES)
-def test_core_store_machine(impl: Implementation) -> None:
-    """The core semantics, whatever the run's profile: what is open in core is not checked."""
-    run_machine(impl, "core")
+class TestStoreMachine:
+    @pytest.mark.clause(*CORE_CLAUSES)
+    def test_core_store_machine(self, impl: Implementation) -> None:
+        """The core semantics, whatever the run's profile: what is open in core is not checked."""
+        run_machine(impl, "core")
 
-
-@pytest.mark.clause(*STRICT_CLAUSES)
-def test_strict_store_machine(impl: Implementation) -> None:
-    """The strict semantics (a strict run only: every clause named here is strict)."""
-    run_machine(impl, "strict")
+    @pytest.mark.clause(*STRICT_CLAUSES)
+    def test_strict_store_machine(self, impl: Implementation) -> None:
+        """The strict semantics (a strict run only: every clause named here is strict)."""
+        run_machine(impl, "strict")

@@ -26,8 +26,9 @@ def _params() -> list[object]:
     return params
 
 
-@pytest.mark.parametrize("vector", _params())
-def test_vector(impl: Implementation, vector: Vector, tmp_path: Path) -> None:
-    """Every step has the expected outcome, every check holds, every blob is closed, and no
-    placeholder is left."""
-    replay(vector, impl, tmp_path)
+class TestVectors:
+    @pytest.mark.parametrize("vector", _params())
+    def test_vector(self, impl: Implementation, vector: Vector, tmp_path: Path) -> None:
+        """Every step has the expected outcome, every check holds, every blob is closed, and no
+        placeholder is left."""
+        replay(vector, impl, tmp_path)

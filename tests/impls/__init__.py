@@ -1,1 +1,1 @@
-"""Implementations (and helpers) the tests of the suite itself run ``cordspec`` against."""
+"""Implementations the tests of the suite itself run ``cordspec`` against."""

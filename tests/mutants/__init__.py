@@ -34,7 +34,7 @@ def implementation(module: str, **changes: Any) -> Implementation:
     return dataclasses.replace(
         reference_adapter.load(),
         name=f"mutant {module.rpartition('.')[2]}",
-        spec=f"{module}:IMPLEMENTATION",
+        target=f"{module}:IMPLEMENTATION",
         **changes,
     )
 

@@ -8,24 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from conformance.harness.sinks import StuckSink
 from reference import Cord, FileBackedData
-
-
-class _StuckSink:
-    """A raw sink that takes ``room`` bytes, then none (``write`` returns 0)."""
-
-    def __init__(self, room: int) -> None:
-        self.room = room
-        self.data = bytearray()
-        self.calls = 0
-
-    def write(self, data: bytes | memoryview) -> int:
-        self.calls += 1
-        if self.calls > 100:
-            raise AssertionError("retried a sink that takes nothing without end")
-        n = max(0, min(len(data), self.room - len(self.data)))
-        self.data += bytes(data[:n])
-        return n
 
 
 @pytest.mark.parametrize("room", [0, 5])
@@ -34,7 +18,7 @@ def test_blob_into_a_sink_that_takes_nothing_raises(tmp_path: Path, room: int) -
     path = tmp_path / "blob.bin"
     path.write_bytes(b"0123456789")
     with FileBackedData(str(path)) as blob:
-        sink = _StuckSink(room)
+        sink = StuckSink(room)
         with pytest.raises(OSError, match="accepted none of") as raised:
             blob.write_to_file(sink)
         assert raised.value.errno == errno.EIO
@@ -42,7 +26,7 @@ def test_blob_into_a_sink_that_takes_nothing_raises(tmp_path: Path, room: int) -
 
 
 def test_cord_bytes_into_a_sink_that_takes_nothing_raises() -> None:
-    sink = _StuckSink(3)
+    sink = StuckSink(3)
     with pytest.raises(OSError, match="accepted none of 3 bytes"):
         Cord(b"header").write_to_file(sink)
     assert bytes(sink.data) == b"hea"

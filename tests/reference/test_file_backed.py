@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 import reference.file_backed as file_backed
+from conformance.harness.sinks import ShortWriter
 from reference import FileBackedData, FileChangedError
 from reference.file_backed import CHUNK_SIZE
 
@@ -229,21 +230,6 @@ def test_supplied_digest_is_trusted_and_never_recomputed(make_file, read_spy) ->
         assert blob.to_bytes() == DATA  # the data itself is still the file's
 
 
-class ShortWriter:
-    """A raw sink that accepts at most ``limit`` bytes per call, like a raw file or pipe may."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self.out = bytearray()
-        self.calls = 0
-
-    def write(self, data: bytes | memoryview) -> int:
-        self.calls += 1
-        taken = bytes(data[: self.limit])
-        self.out += taken
-        return len(taken)
-
-
 class NoneWriter:
     """A sink whose ``write`` returns None (taken to mean: everything written)."""
 
@@ -282,7 +268,7 @@ def test_write_to_short_writer_loops_until_everything_is_written(make_file) -> N
     sink = ShortWriter(7)
     with FileBackedData(make_file("a.bin", data)) as blob:
         blob.write_to_file(sink)
-    assert bytes(sink.out) == data
+    assert bytes(sink.received) == data
     assert sink.calls == 15  # ceil(100 / 7)
 
 
@@ -291,7 +277,7 @@ def test_write_to_short_writer_across_chunks(make_file) -> None:
     sink = ShortWriter(CHUNK_SIZE // 3 + 1)
     with FileBackedData(make_file("a.bin", data)) as blob:
         blob.write_to_file(sink)
-    assert bytes(sink.out) == data
+    assert bytes(sink.received) == data
     assert sink.calls == 3 + 1
 
 
@@ -638,9 +624,7 @@ def test_move_from_detects_a_source_swapped_before_the_rename(
     assert os.listdir(source.parent) == ["a.bin"]
 
 
-def test_move_from_renames_back_on_interrupt_after_the_rename(make_file, monkeypatch) -> None:
-    source = make_file("a.bin", DATA)
-    inode = os.stat(source).st_ino
+def _interrupt_at_the_placeholder_check(monkeypatch) -> None:
     real_lstat = os.lstat
 
     def interrupted_lstat(path, *args, **kwargs):
@@ -649,18 +633,9 @@ def test_move_from_renames_back_on_interrupt_after_the_rename(make_file, monkeyp
         return real_lstat(path, *args, **kwargs)
 
     monkeypatch.setattr(os, "lstat", interrupted_lstat)
-    with pytest.raises(KeyboardInterrupt):
-        FileBackedData.move_from(source)
-    monkeypatch.undo()
-    assert os.stat(source).st_ino == inode and source.read_bytes() == DATA
-    assert os.listdir(source.parent) == ["a.bin"]
 
 
-def test_move_from_interrupted_just_after_the_rename_puts_the_source_back(
-    make_file, monkeypatch
-) -> None:
-    source = make_file("a.bin", DATA)
-    inode = os.stat(source).st_ino
+def _interrupt_just_after_the_rename(monkeypatch) -> None:
     real_replace = os.replace
 
     def rename_then_interrupt(src, dst):
@@ -669,6 +644,19 @@ def test_move_from_interrupted_just_after_the_rename_puts_the_source_back(
         raise KeyboardInterrupt
 
     monkeypatch.setattr(os, "replace", rename_then_interrupt)
+
+
+@pytest.mark.parametrize(
+    "interrupt",
+    [_interrupt_at_the_placeholder_check, _interrupt_just_after_the_rename],
+    ids=["at-the-placeholder-check", "just-after-the-rename"],
+)
+def test_move_from_puts_the_source_back_on_an_interrupt_after_the_rename(
+    make_file, monkeypatch, interrupt
+) -> None:
+    source = make_file("a.bin", DATA)
+    inode = os.stat(source).st_ino
+    interrupt(monkeypatch)
     with pytest.raises(KeyboardInterrupt):
         FileBackedData.move_from(source)
     monkeypatch.undo()

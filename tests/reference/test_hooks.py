@@ -426,16 +426,8 @@ def test_default_store_keeps_the_blob_inline_with_alignment_one(make_file) -> No
     assert AotiBackend.save_data_externally() is False
 
 
-class _Cuda(AotiBackend):
+class _Cuda(_ExternalCuda):
     seen: ClassVar[list[object]] = []
-
-    @classmethod
-    def get_device_name(cls) -> str:
-        return "cuda"
-
-    @classmethod
-    def save_data_externally(cls) -> bool:
-        return True
 
     @classmethod
     def load_weights_blob(cls, blob_path: str, compile_specs: Any) -> Any:

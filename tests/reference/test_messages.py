@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import pytest
 
 import reference.file_backed as file_backed
+from conformance.harness.sinks import StuckSink
 from reference import FileBackedData, FileChangedError, NamedDataStore, NamedDataStoreOutput
 from reference.hooks import (
     LOW_MEMORY_MODE,
@@ -255,14 +256,9 @@ def test_ownership_messages(make_file: MakeFile) -> None:
         owner.close()
 
 
-class _TakesNothing:
-    def write(self, data: Any) -> int:
-        return 0
-
-
 def test_a_sink_that_takes_nothing_is_an_eio(make_file: MakeFile) -> None:
     blob = FileBackedData(str(make_file("blob.bin", b"0123456789")))
-    sink = _TakesNothing()
+    sink = StuckSink(0)
     raised = _raised(OSError, lambda: blob.write_to_file(sink))
     expected = f"the output {sink!r} accepted none of 10 bytes"
     assert (raised.errno, raised.strerror) == (errno.EIO, expected)

@@ -12,9 +12,9 @@ from types import SimpleNamespace
 import pytest
 
 import reference.named_data as named_data
+from conformance.harness.helpers import PREFIX
 from reference import DataEntry, FileBackedData, NamedDataStore, NamedDataStoreOutput
 
-PREFIX = b"P" * 32
 TAIL_X = PREFIX + b"X" * 100
 TAIL_Y = PREFIX + b"Y" * 100
 TAIL_Z = PREFIX + b"Z" * 100
