@@ -6,6 +6,7 @@ import atexit
 import contextlib
 import errno
 import hashlib
+import importlib
 import io
 import os
 import signal
@@ -88,6 +89,10 @@ _owners: dict[tuple[int, int], weakref.ref[FileBackedData]] = {}
 _owners_lock = threading.Lock()
 
 T = TypeVar("T")
+_Handler = Callable[[int, FrameType | None], object]
+_set_sigint: Callable[[int, _Handler], object] = importlib.import_module("_signal").signal
+"""``signal.signal`` without its Python wrapper, in which an interrupt could land after the C
+call (typeshed does not describe ``_signal``)."""
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -105,12 +110,13 @@ def _atomically(do: Callable[[], T], undo: Callable[[T], None]) -> T:
     """``do()`` with SIGINT deferred (FBD-INTR-1); a SIGINT that came meanwhile then goes to the
     handler it was deferred from, still deferred: if that raises, ``undo`` reverses what ``do``
     did before the exception propagates. Outside the main thread, or where SIGINT has no Python
-    handler, no interrupt can split ``do`` and it simply runs."""
+    handler, no interrupt can split ``do`` and it simply runs. Restoring the handler is the last
+    thing done, so nothing of this call is left to run after it."""
     previous = _python_handler()
     if previous is None:
         return do()
     pending: list[tuple[int, FrameType | None]] = []
-    signal.signal(signal.SIGINT, lambda signum, frame: pending.append((signum, frame)))
+    _set_sigint(signal.SIGINT, lambda signum, frame: pending.append((signum, frame)))
     try:
         result = do()
         while pending:
@@ -121,10 +127,12 @@ def _atomically(do: Callable[[], T], undo: Callable[[T], None]) -> T:
                 undo(result)
                 raise
         return result
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    except BaseException:
         if pending:  # ``do`` failed while an interrupt was deferred: it is not lost
-            previous(*pending[0])
+            previous(*pending.pop(0))
+        raise
+    finally:
+        _set_sigint(signal.SIGINT, previous)
 
 
 def _python_handler() -> Callable[[int, FrameType | None], object] | None:
@@ -188,7 +196,14 @@ def _require_regular(path: str, st: os.stat_result) -> None:
 def _release(
     path: str, identity: tuple[int, int], pid: int, close: Callable[[int], None], fd: int
 ) -> None:
-    """Backstop run at garbage collection and interpreter exit: remove the owned file."""
+    """Backstop run at garbage collection and interpreter exit: remove the owned file, with no
+    interrupt splitting it (one raised in a finalizer would be reported and lost anyway)."""
+    _atomically(lambda: _release_now(path, identity, pid, close, fd), lambda _: None)
+
+
+def _release_now(
+    path: str, identity: tuple[int, int], pid: int, close: Callable[[int], None], fd: int
+) -> None:
     try:
         if os.getpid() == pid:  # a forked child never deletes its parent's file
             _remove_if_same(path, identity)
@@ -321,9 +336,6 @@ class FileBackedData:
         st = os.lstat(source)
         _require_regular(source, st)
         identity = (st.st_dev, st.st_ino)
-        owner = _owner_of(identity)
-        if owner is not None:
-            raise ValueError(f"cannot move {source!r}: it is owned by {owner!r}")
         return _atomically(
             lambda: cls._move(source, identity, digest),
             lambda moved: moved._move_back(source),
@@ -331,7 +343,11 @@ class FileBackedData:
 
     @classmethod
     def _move(cls, source: str, identity: tuple[int, int], digest: bytes | None) -> FileBackedData:
-        """move_from's steps, which an interrupt must not split (FBD-INTR-1)."""
+        """move_from's steps, which an interrupt must not split (FBD-INTR-1): an interrupt
+        that left the ``with`` of a lock un-exited would hold the registry lock for ever."""
+        owner = _owner_of(identity)
+        if owner is not None:
+            raise ValueError(f"cannot move {source!r}: it is owned by {owner!r}")
         directory = os.path.dirname(source) or os.curdir
         fd, placeholder = tempfile.mkstemp(
             prefix=f"{PLACEHOLDER_PREFIX}{_owner_tag()}_", suffix=PLACEHOLDER_SUFFIX, dir=directory
