@@ -16,6 +16,7 @@ import errno
 import hashlib
 import io
 import os
+import re
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -509,3 +510,58 @@ class TestOutputAcceptsNothing:
             pass
         else:
             pytest.fail(f"write_to_file returned after writing {len(sink.data)} of {len(cord)}")
+
+
+# --- raw non-blocking outputs and outputs that are none (FBD-FAULT-3) ---------------------------
+
+
+class _NonBlocking(io.RawIOBase):
+    """A raw output in non-blocking mode: takes ``room`` bytes, then returns None (it is full)."""
+
+    def __init__(self, room: int, step: int) -> None:
+        self.data = bytearray()
+        self._room, self._step = room, step
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int | None:
+        with memoryview(data) as view:
+            n = min(len(view), self._step, self._room - len(self.data))
+            if n <= 0:
+                return None
+            self.data += view[:n]
+        return n
+
+
+@clause("FBD-FAULT-3")
+@pytest.mark.parametrize("step", [1 << 20, 1000], ids=["whole-chunks", "short-writes"])
+@pytest.mark.parametrize("how", ["file", "cord"])
+def test_a_full_non_blocking_output_raises_naming_it(
+    impl: Implementation, blobs: Blobs, step: int, how: str
+) -> None:
+    data = os.urandom(300_000)
+    blob = blobs.wrap(blobs.file(data))
+    sink = _NonBlocking(room=20_000, step=step)
+    with pytest.raises(BlockingIOError) as raised:
+        if how == "file":
+            blob.write_to_file(sink)
+        else:
+            impl.Cord(blob).write_to_file(sink)
+    assert repr(sink) in str(raised.value), "the error does not name the output"
+    assert bytes(sink.data) == data[: len(sink.data)]
+
+
+@clause("FBD-FAULT-3")
+@pytest.mark.parametrize("how", ["file", "cord"])
+@pytest.mark.parametrize("size", [0, 10])
+def test_no_output_at_all_is_a_type_error_naming_it(
+    impl: Implementation, blobs: Blobs, how: str, size: int
+) -> None:
+    blob = blobs.wrap(blobs.file(b"x" * size))
+    for outfile in (None, object(), b"bytes"):
+        with pytest.raises(TypeError, match=re.escape(repr(outfile))):
+            if how == "file":
+                blob.write_to_file(outfile)
+            else:
+                impl.Cord(blob).write_to_file(outfile)
