@@ -549,9 +549,7 @@ def write_all(outfile: Writable, chunk: memoryview) -> None:
         if not isinstance(written, int) or written >= len(chunk):
             return
         if written <= 0:  # FBD-FAULT-3: a sink that takes nothing would be retried forever
-            raise OSError(
-                errno.EIO, f"the output {outfile!r} accepted none of {len(chunk)} bytes"
-            )
+            raise OSError(errno.EIO, f"the output {outfile!r} accepted none of {len(chunk)} bytes")
         chunk = chunk[written:]
 
 

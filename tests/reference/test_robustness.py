@@ -1,0 +1,180 @@
+"""The reference's interrupt deferral, held descriptors, fork reset, odd outputs and sweep races
+(FBD-INTR-1, FBD-IDENT-1, FBD-FORK-2, FBD-FAULT-3, FBD-SWEEP-4), case by case."""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import signal
+import threading
+import weakref
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import reference.file_backed as file_backed
+from conformance.harness.child import dead_pid
+from conformance.harness.interrupts import deliver_sigint, interrupting
+from reference import Cord, FileBackedData, FileChangedError
+from reference.sweep import sweep
+
+
+def _source(tmp_path: Path, data: bytes = b"data" * 100) -> Path:
+    path = tmp_path / "source.bin"
+    path.write_bytes(data)
+    return path
+
+
+def test_the_registry_lock_is_new_after_fork() -> None:
+    before = file_backed._owners_lock
+    file_backed._reset_after_fork()
+    try:
+        assert file_backed._owners_lock is not before
+    finally:
+        file_backed._owners_lock = before
+
+
+def test_an_interrupt_after_the_move_puts_the_source_back(tmp_path: Path) -> None:
+    source = _source(tmp_path)
+    with interrupting() as counter:
+        probe = FileBackedData.move_from(str(source))
+    probe.close()
+    source = _source(tmp_path)
+    with pytest.raises(KeyboardInterrupt), interrupting({counter.step - 1}):  # after its last call
+        FileBackedData.move_from(str(source))
+    assert os.listdir(tmp_path) == ["source.bin"]
+    FileBackedData(str(source), cleanup=True).close()  # nobody owns it
+
+
+def test_an_interrupt_in_the_owning_constructor_leaves_the_file_unowned(tmp_path: Path) -> None:
+    source = _source(tmp_path)
+    with pytest.raises(KeyboardInterrupt), interrupting({5}):  # after the held descriptor's fstat
+        FileBackedData(str(source), cleanup=True)
+    assert file_backed._owners == {}
+    assert source.exists()
+
+
+def test_a_handler_that_does_not_raise_lets_the_call_complete(tmp_path: Path) -> None:
+    seen: list[int] = []
+    source = _source(tmp_path)
+    with interrupting({1}):
+        signal.signal(signal.SIGINT, lambda signum, frame: seen.append(signum))
+        blob = FileBackedData.move_from(str(source))
+    assert seen == [signal.SIGINT]
+    assert not source.exists()
+    blob.close()
+
+
+def test_a_failure_while_an_interrupt_is_deferred_raises_the_interrupt() -> None:
+    def fail() -> None:
+        deliver_sigint()
+        raise OSError(errno.EIO, "failed")
+
+    with interrupting(), pytest.raises(KeyboardInterrupt) as raised:
+        file_backed._atomically(fail, lambda _: None)
+    assert isinstance(raised.value.__context__, OSError)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_nothing_is_deferred_outside_the_main_thread(tmp_path: Path) -> None:
+    done: list[object] = []
+    source = _source(tmp_path)
+    thread = threading.Thread(target=lambda: done.append(FileBackedData.move_from(str(source))))
+    thread.start()
+    thread.join()
+    blob = done.pop()
+    assert isinstance(blob, FileBackedData)
+    blob.close()
+    assert os.listdir(tmp_path) == []
+
+
+def test_release_at_exit_removes_every_owned_file_and_ignores_sigint(tmp_path: Path) -> None:
+    blobs = [FileBackedData.move_from(str(_source(tmp_path, bytes([i])))) for i in range(3)]
+    with interrupting(range(1000)):  # SIGINT before and after every call of the release
+        file_backed._release_all_at_exit()
+    assert os.listdir(tmp_path) == []
+    assert all(not os.path.exists(b.path) for b in blobs)
+    for blob in blobs:
+        blob.close()  # already released: nothing to do
+
+
+def test_release_at_exit_outside_the_main_thread(tmp_path: Path) -> None:
+    blob = FileBackedData.move_from(str(_source(tmp_path)))
+    thread = threading.Thread(target=file_backed._release_all_at_exit)
+    thread.start()
+    thread.join()
+    assert os.listdir(tmp_path) == []
+    blob.close()
+
+
+def test_a_file_replaced_between_stat_and_open_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = _source(tmp_path)
+    real_fstat = os.fstat
+
+    class Other:
+        def __init__(self, st: os.stat_result) -> None:
+            self.st_dev, self.st_ino = st.st_dev, st.st_ino + 1
+
+    monkeypatch.setattr(os, "fstat", lambda fd: Other(real_fstat(fd)))
+    with pytest.raises(FileChangedError, match="replaced while it was being wrapped"):
+        FileBackedData(str(source), cleanup=True)
+    monkeypatch.undo()
+    assert file_backed._owners == {}
+    assert source.exists()
+
+
+class _Full(io.RawIOBase):
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> None:
+        return None
+
+
+def test_a_full_non_blocking_output(tmp_path: Path) -> None:
+    blob = FileBackedData(str(_source(tmp_path)))
+    sink = _Full()
+    with pytest.raises(BlockingIOError, match="took none of 400 bytes") as raised:
+        Cord(blob).write_to_file(sink)
+    assert raised.value.errno == errno.EAGAIN
+    blob.close()
+
+
+def test_none_is_no_output(tmp_path: Path) -> None:
+    blob = FileBackedData(str(_source(tmp_path)))
+    with pytest.raises(TypeError, match="not NoneType: None"):
+        blob.write_to_file(None)  # type: ignore[arg-type]  # the error under test
+    blob.close()
+
+
+def test_a_placeholder_that_vanishes_mid_sweep(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = f".executorch_{dead_pid()}_abcdefgh.data"
+    (tmp_path / name).write_bytes(b"orphan")
+    real_stat = os.stat
+
+    def stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if path == name:
+            os.unlink(tmp_path / name)
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    result = sweep(tmp_path)
+    assert (result.removed, result.kept) == ([], [])
+
+
+def test_release_at_exit_skips_an_entry_whose_owner_is_gone(tmp_path: Path) -> None:
+    class Gone:
+        pass
+
+    dead = weakref.ref(Gone())  # collected at once: a registry entry no live owner holds
+    file_backed._owners[(0, 0)] = dead  # type: ignore[assignment]  # any dead reference will do
+    try:
+        file_backed._release_all_at_exit()
+    finally:
+        del file_backed._owners[(0, 0)]
