@@ -9,6 +9,7 @@ closes, 400 forks).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
 import os
@@ -54,6 +55,19 @@ class Case:
     directory: Path
     source: Path
     descriptors: set[int] = field(default_factory=open_descriptors)
+
+
+@contextlib.contextmanager
+def scrubbed(directory: Path) -> Iterator[None]:
+    """On a failure, remove what the failed run left below ``directory`` (placeholders among it),
+    so that the failure is reported once, as itself."""
+    try:
+        yield
+    except BaseException:
+        gc.collect()
+        for child in directory.iterdir():
+            shutil.rmtree(child) if child.is_dir() else child.unlink()
+        raise
 
 
 def _case(base: Path, run: int) -> Case:
@@ -216,14 +230,19 @@ def test_move_from_interrupted_at_each_step(
     impl: Implementation, tmp_path: Path, mode: Mode
 ) -> None:
     """Interrupted anywhere, once or in its clean-up again: moved and owned, or untouched."""
-    runs = iter(range(1 << 30))
-    move = mover(impl)
-    probe = _case(tmp_path, -1)
-    steps = count_steps(lambda: check_move(impl)(probe, move(probe), None), mode)
-    done = _run_each(
-        _every_step(steps, mode), mode, lambda: _case(tmp_path, next(runs)), move, check_move(impl)
-    )
-    assert done > steps
+    with scrubbed(tmp_path):
+        runs = iter(range(1 << 30))
+        move = mover(impl)
+        probe = _case(tmp_path, -1)
+        steps = count_steps(lambda: check_move(impl)(probe, move(probe), None), mode)
+        done = _run_each(
+            _every_step(steps, mode),
+            mode,
+            lambda: _case(tmp_path, next(runs)),
+            move,
+            check_move(impl),
+        )
+        assert done > steps
 
 
 @clause("FBD-INTR-1")
@@ -233,14 +252,19 @@ def test_owning_constructor_interrupted_at_each_step(
     impl: Implementation, tmp_path: Path, mode: Mode
 ) -> None:
     """FileBackedData(path, cleanup=True) never both raises and deletes the file later."""
-    runs = iter(range(1 << 30))
-    own = owner(impl)
-    probe = _case(tmp_path, -1)
-    steps = count_steps(lambda: check_owning(impl)(probe, own(probe), None), mode)
-    done = _run_each(
-        _every_step(steps, mode), mode, lambda: _case(tmp_path, next(runs)), own, check_owning(impl)
-    )
-    assert done > steps
+    with scrubbed(tmp_path):
+        runs = iter(range(1 << 30))
+        own = owner(impl)
+        probe = _case(tmp_path, -1)
+        steps = count_steps(lambda: check_owning(impl)(probe, own(probe), None), mode)
+        done = _run_each(
+            _every_step(steps, mode),
+            mode,
+            lambda: _case(tmp_path, next(runs)),
+            own,
+            check_owning(impl),
+        )
+        assert done > steps
 
 
 @clause("FBD-INTR-1")
@@ -248,18 +272,19 @@ def test_owning_constructor_interrupted_at_each_step(
 @pytest.mark.parametrize("mode", MODES)
 def test_close_interrupted_at_each_step(impl: Implementation, tmp_path: Path, mode: Mode) -> None:
     """An interrupted close() has released the file before the interrupt propagates."""
-    runs = iter(range(1 << 30))
-    probe = _owned(impl, tmp_path, -1)
-    steps = count_steps(probe.blob.close, mode)
-    check_close(probe, None, None)
-    done = _run_each(
-        _every_step(steps, mode),
-        mode,
-        lambda: _owned(impl, tmp_path, next(runs)),
-        close_it,
-        check_close,
-    )
-    assert done > steps
+    with scrubbed(tmp_path):
+        runs = iter(range(1 << 30))
+        probe = _owned(impl, tmp_path, -1)
+        steps = count_steps(probe.blob.close, mode)
+        check_close(probe, None, None)
+        done = _run_each(
+            _every_step(steps, mode),
+            mode,
+            lambda: _owned(impl, tmp_path, next(runs)),
+            close_it,
+            check_close,
+        )
+        assert done > steps
 
 
 _EXIT_UNDER_INTERRUPTS = child_script(r"""
@@ -289,11 +314,12 @@ raise KeyboardInterrupt  # the first Ctrl-C: the interpreter exits, releasing th
 @clause("FBD-INTR-1", "FBD-CLOSE-5")
 @requires("subprocess")
 def test_second_interrupt_during_exit_leaves_nothing(impl: Implementation, tmp_path: Path) -> None:
-    run = run_child(impl, _EXIT_UNDER_INTERRUPTS, tmp_path, "exit")
-    assert run.lines == ["20"], run.stderr
-    assert run.returncode != 0  # the KeyboardInterrupt ended it
-    left = sorted(os.listdir(tmp_path))
-    assert left == [], f"{len(left)} owned file(s) left after a second interrupt at exit"
+    with scrubbed(tmp_path):
+        run = run_child(impl, _EXIT_UNDER_INTERRUPTS, tmp_path, "exit")
+        assert run.lines == ["20"], run.stderr
+        assert run.returncode != 0  # the KeyboardInterrupt ended it
+        left = sorted(os.listdir(tmp_path))
+        assert left == [], f"{len(left)} owned file(s) left after a second interrupt at exit"
 
 
 # --- forks while another thread is inside move_from -----------------------------------------------
@@ -402,17 +428,18 @@ def _report(record: Callable[[str, object], None], name: str, done: object) -> N
 def test_campaign_of_interrupted_moves(
     impl: Implementation, tmp_path: Path, record_property: Callable[[str, object], None]
 ) -> None:
-    runs = campaign_size(200, 10_000)
-    for mode in MODES:
-        done = campaign(
-            runs // 2,
-            in_directory(tmp_path / mode),
-            mover(impl),
-            check_move(impl),
-            seed=1,
-            mode=mode,
-        )
-        _report(record_property, f"interrupted move_from ({mode})", done)
+    with scrubbed(tmp_path):
+        runs = campaign_size(200, 10_000)
+        for mode in MODES:
+            done = campaign(
+                runs // 2,
+                in_directory(tmp_path / mode),
+                mover(impl),
+                check_move(impl),
+                seed=1,
+                mode=mode,
+            )
+            _report(record_property, f"interrupted move_from ({mode})", done)
 
 
 @clause("FBD-INTR-1")
@@ -424,28 +451,29 @@ def test_campaign_of_interrupted_owning_and_closing(
     what: str,
     record_property: Callable[[str, object], None],
 ) -> None:
-    runs = campaign_size(100, 3_000)
-    for mode in MODES:
-        base = tmp_path / mode
-        if what == "constructor":
-            done = campaign(
-                runs // 2,
-                in_directory(base),
-                owner(impl),
-                check_owning(impl),
-                seed=2,
-                mode=mode,
-            )
-        else:
-            done = campaign(
-                runs // 2,
-                functools.partial(_owned, impl, base),
-                close_it,
-                check_close,
-                seed=3,
-                mode=mode,
-            )
-        _report(record_property, f"interrupted {what} ({mode})", done)
+    with scrubbed(tmp_path):
+        runs = campaign_size(100, 3_000)
+        for mode in MODES:
+            base = tmp_path / mode
+            if what == "constructor":
+                done = campaign(
+                    runs // 2,
+                    in_directory(base),
+                    owner(impl),
+                    check_owning(impl),
+                    seed=2,
+                    mode=mode,
+                )
+            else:
+                done = campaign(
+                    runs // 2,
+                    functools.partial(_owned, impl, base),
+                    close_it,
+                    check_close,
+                    seed=3,
+                    mode=mode,
+                )
+            _report(record_property, f"interrupted {what} ({mode})", done)
 
 
 @clause("FBD-FORK-2")
