@@ -19,6 +19,11 @@ from collections.abc import Callable
 from types import FrameType, TracebackType
 from typing import NoReturn, Protocol, TypeVar
 
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]  # no holes are kept there
+
 __all__ = [
     "CHUNK_SIZE",
     "PLACEHOLDER_PREFIX",
@@ -445,6 +450,7 @@ class FileBackedData:
             target = _os_file(outfile) if reader.is_os_file else None
             if target is not None:
                 target.flush()  # bytes still buffered by Python go first
+                reader.send_sparse(target.fileno())  # holes stay holes (FBD-WRITE-3)
                 reader.send_to(target.fileno())  # moves the position that ``target`` reads back
             elif type(outfile) is io.BytesIO:
                 reader.read_into(outfile)
@@ -614,13 +620,45 @@ class _VerifiedReader:
         if self._file.read(1):
             self._changed(os.fstat(self._file.fileno()).st_size)
 
-    def send_to(self, fd: int) -> None:
-        """Copy what remains in the kernel to ``fd`` at its position, moving both positions;
-        stop early, leaving the rest to ``stream``, where no in-kernel copy can go on."""
+    def send_sparse(self, fd: int) -> None:
+        """Copy what remains to ``fd`` leaving the file's holes (SEEK_DATA/SEEK_HOLE) unwritten
+        (FBD-WRITE-3), where ``fd`` is a regular file written at or past its end and not in append
+        mode, so that what is skipped reads as zeros; stop early where the kernel cannot tell
+        holes or copy, leaving the rest to ``send_to`` and ``stream``."""
+        if not _writes_at_its_end(fd):
+            return
+        source, end = self._file.fileno(), self._size
+        while self.remaining:
+            at = end - self.remaining
+            try:
+                data = min(os.lseek(source, at, os.SEEK_DATA), end)
+            except OSError as exc:
+                if exc.errno != errno.ENXIO:  # the filesystem does not tell holes
+                    return
+                data = end  # no data after ``at``: a hole to the end
+            if data > at:  # a hole: both positions move on, nothing is written
+                os.lseek(source, data, os.SEEK_SET)
+                os.lseek(fd, data - at, os.SEEK_CUR)
+                self.remaining -= data - at
+                continue
+            hole = min(os.lseek(source, at, os.SEEK_HOLE), end)
+            os.lseek(source, at, os.SEEK_SET)
+            self.send_to(fd, self.remaining - (hole - at))
+            if self.remaining != end - hole:
+                break  # the kernel copy stopped early
+        position = os.lseek(fd, 0, os.SEEK_CUR)
+        if os.fstat(fd).st_size < position:
+            os.ftruncate(fd, position)  # a hole at the end still counts in the size
+        self._check_size(os.fstat(source).st_size)  # a hole is no proof the file did not shrink
+
+    def send_to(self, fd: int, keep: int = 0) -> None:
+        """Copy what remains in the kernel to ``fd`` at its position, moving both positions, until
+        ``keep`` bytes remain; stop early, leaving the rest to ``stream``, where no in-kernel copy
+        can go on."""
         for copy in _kernel_copies():
-            while self.remaining:
+            while self.remaining > keep:
                 try:
-                    n = copy(self._file.fileno(), fd, min(self.remaining, _KERNEL_STEP))
+                    n = copy(self._file.fileno(), fd, min(self.remaining - keep, _KERNEL_STEP))
                 except OSError as exc:
                     if exc.errno not in _NOT_HERE:
                         raise
@@ -667,6 +705,17 @@ def _os_file(outfile: object) -> _OsFile | None:
     if type(raw) is not io.FileIO or raw.closed or not raw.writable():
         return None
     return outfile
+
+
+def _writes_at_its_end(fd: int) -> bool:
+    """Whether ``fd`` is a regular file, not in append mode, positioned at or past its end: there
+    a byte left unwritten reads as zero."""
+    if not hasattr(os, "SEEK_DATA") or fcntl is None:  # pragma: no cover - not on Linux
+        return False
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND:
+        return False
+    return os.lseek(fd, 0, os.SEEK_CUR) >= st.st_size
 
 
 def _kernel_copies() -> list[Callable[[int, int, int], int]]:

@@ -26,7 +26,7 @@ import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem
 
 from conformance.api import FileBackedData, Implementation
-from conformance.harness.helpers import Blobs, close_all, placeholders, snapshot
+from conformance.harness.helpers import Blobs, close_all, placeholders, sha, snapshot, zeros_digest
 
 clause = pytest.mark.clause
 
@@ -565,3 +565,52 @@ def test_no_output_at_all_is_a_type_error_naming_it(
                 blob.write_to_file(outfile)
             else:
                 impl.Cord(blob).write_to_file(outfile)
+
+
+# --- sparse files (FBD-WRITE-3) ---------------------------------------------------------------
+
+_SPARSE = 64 << 20
+_EDGE = b"edge" * 1024  # 4 KiB of data at each end, a 64 MiB hole between
+
+
+def _allocated(path: Path) -> int:
+    return os.stat(path).st_blocks * 512
+
+
+@clause("FBD-WRITE-3")
+@pytest.mark.parametrize("how", ["file", "cord"])
+@pytest.mark.parametrize("end", ["data", "hole"])
+def test_holes_stay_holes_in_a_real_file(
+    impl: Implementation, blobs: Blobs, how: str, end: str
+) -> None:
+    tail = _EDGE if end == "data" else b""
+    source = blobs.sparse(_SPARSE, head=_EDGE, tail=tail)
+    if _allocated(source) > 1 << 20:
+        pytest.skip("this filesystem does not keep holes")
+    blob = blobs.wrap(source)
+    out_path = blobs.directory / "out.pte"
+    with open(out_path, "wb") as out:
+        out.write(b"<")
+        if how == "file":
+            blob.write_to_file(out)
+        else:
+            impl.Cord(blob).write_to_file(out)
+    assert out_path.stat().st_size == 1 + _SPARSE
+    allocated = _allocated(out_path)
+    assert allocated < 1 << 20, f"the output allocates {allocated} bytes for 8 KiB of data"
+    with open(out_path, "rb") as written:
+        assert written.read(1) == b"<"
+        assert sha(written.read()) == zeros_digest(_SPARSE, _EDGE, tail)
+    out_path.unlink()
+
+
+@clause("FBD-WRITE-3")
+def test_holes_are_zeros_over_existing_data(impl: Implementation, blobs: Blobs) -> None:
+    """An output with data after its position gets the zeros written, not skipped."""
+    blob = blobs.wrap(blobs.sparse(1 << 20, head=_EDGE, tail=_EDGE))
+    out_path = blobs.file(b"\xff" * (2 << 20), name="out.pte")
+    with open(out_path, "r+b") as out:
+        blob.write_to_file(out)
+    with open(out_path, "rb") as written:
+        assert sha(written.read(1 << 20)) == zeros_digest(1 << 20, _EDGE, _EDGE)
+        assert written.read() == b"\xff" * (1 << 20)

@@ -178,3 +178,82 @@ def test_release_at_exit_skips_an_entry_whose_owner_is_gone(tmp_path: Path) -> N
         file_backed._release_all_at_exit()
     finally:
         del file_backed._owners[(0, 0)]
+
+
+def _sparse(path: Path, size: int, head: bytes, tail: bytes) -> Path:
+    with open(path, "wb") as f:
+        f.write(head)
+        f.truncate(size - len(tail))
+        f.seek(size - len(tail))
+        f.write(tail)
+    return path
+
+
+def _written(blob: FileBackedData, out_path: Path, mode: str = "wb") -> bytes:
+    with open(out_path, mode) as out:
+        blob.write_to_file(out)
+    return out_path.read_bytes()
+
+
+def test_holes_into_an_append_mode_file_are_written(tmp_path: Path) -> None:
+    source = _sparse(tmp_path / "s.bin", 1 << 20, b"h" * 10, b"t" * 10)
+    blob = FileBackedData(str(source))
+    assert _written(blob, tmp_path / "out.bin", "ab") == source.read_bytes()
+    blob.close()
+
+
+def test_a_filesystem_that_tells_no_holes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = _sparse(tmp_path / "s.bin", 1 << 20, b"h" * 10, b"t" * 10)
+    blob = FileBackedData(str(source))
+    real_lseek = os.lseek
+
+    def lseek(fd: int, pos: int, how: int) -> int:
+        if how == os.SEEK_DATA:
+            raise OSError(errno.EINVAL, "no SEEK_DATA here")
+        return real_lseek(fd, pos, how)
+
+    monkeypatch.setattr(os, "lseek", lseek)
+    assert _written(blob, tmp_path / "out.bin") == source.read_bytes()
+    blob.close()
+
+
+def test_a_kernel_copy_that_stops_in_a_data_range(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = _sparse(tmp_path / "s.bin", 1 << 20, b"h" * 10, b"t" * 10)
+    blob = FileBackedData(str(source))
+    monkeypatch.setattr(file_backed, "_kernel_copies", lambda: [])
+    assert _written(blob, tmp_path / "out.bin") == source.read_bytes()
+    blob.close()
+
+
+def test_a_file_that_shrank_behind_its_holes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = _sparse(tmp_path / "s.bin", 1 << 20, b"h" * 10, b"")
+    blob = FileBackedData(str(source))
+    real_lseek = os.lseek
+
+    def lseek(fd: int, pos: int, how: int) -> int:
+        if how == os.SEEK_DATA and pos > 0:
+            os.truncate(source, 100)  # shrinks while the hole is being skipped
+        return real_lseek(fd, pos, how)
+
+    monkeypatch.setattr(os, "lseek", lseek)
+    with pytest.raises(FileChangedError, match="recorded 1048576 bytes, now 100"):
+        _written(blob, tmp_path / "out.bin")
+    blob.close()
+
+
+def test_a_pipe_gets_the_zeros(tmp_path: Path) -> None:
+    source = _sparse(tmp_path / "s.bin", 1 << 16, b"h", b"t")
+    blob = FileBackedData(str(source))
+    read_end, write_end = os.pipe()
+    with open(write_end, "wb") as out:
+        done = threading.Thread(target=blob.write_to_file, args=(out,))
+        done.start()
+        with open(read_end, "rb") as reader:
+            data = reader.read(1 << 16)
+        done.join()
+    assert data == source.read_bytes()
+    blob.close()
