@@ -635,6 +635,7 @@ class _VerifiedReader:
             except OSError as exc:
                 if exc.errno != errno.ENXIO:  # the filesystem does not tell holes
                     return
+                self._check_size(os.fstat(source).st_size)  # ENXIO also means past a new end
                 data = end  # no data after ``at``: a hole to the end
             if data > at:  # a hole: both positions move on, nothing is written
                 os.lseek(source, data, os.SEEK_SET)
@@ -646,10 +647,10 @@ class _VerifiedReader:
             self.send_to(fd, self.remaining - (hole - at))
             if self.remaining != end - hole:
                 break  # the kernel copy stopped early
+        self._check_size(os.fstat(source).st_size)  # a hole is no proof the file did not shrink
         position = os.lseek(fd, 0, os.SEEK_CUR)
         if os.fstat(fd).st_size < position:
             os.ftruncate(fd, position)  # a hole at the end still counts in the size
-        self._check_size(os.fstat(source).st_size)  # a hole is no proof the file did not shrink
 
     def send_to(self, fd: int, keep: int = 0) -> None:
         """Copy what remains in the kernel to ``fd`` at its position, moving both positions, until

@@ -114,7 +114,8 @@ def interrupting(steps: Collection[int] = (), mode: Mode = "calls") -> Iterator[
             sys.settrace(trace)
         yield interrupter
     finally:
-        sys.settrace(tracing)
+        if mode == "lines":
+            sys.settrace(tracing)  # only then: a coverage tracer put back by hand would stop
         for owner, name, real in saved:
             setattr(owner, name, real)
         signal.signal(signal.SIGINT, handler)

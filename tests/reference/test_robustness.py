@@ -36,14 +36,24 @@ def test_the_registry_lock_is_new_after_fork() -> None:
         file_backed._owners_lock = before
 
 
-def test_an_interrupt_after_the_move_puts_the_source_back(tmp_path: Path) -> None:
+def test_an_interrupt_after_the_move_puts_the_source_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     source = _source(tmp_path)
-    with interrupting() as counter:
-        probe = FileBackedData.move_from(str(source))
-    probe.close()
-    source = _source(tmp_path)
-    with pytest.raises(KeyboardInterrupt), interrupting({counter.step - 1}):  # after its last call
-        FileBackedData.move_from(str(source))
+    real_replace = os.replace
+
+    def replace(*args: Any) -> None:
+        real_replace(*args)
+        deliver_sigint()  # SIGINT right after the rename, and again after the rename back
+
+    monkeypatch.setattr(os, "replace", replace)
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            FileBackedData.move_from(str(source))
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    monkeypatch.undo()
     assert os.listdir(tmp_path) == ["source.bin"]
     FileBackedData(str(source), cleanup=True).close()  # nobody owns it
 
@@ -256,4 +266,16 @@ def test_a_pipe_gets_the_zeros(tmp_path: Path) -> None:
             data = reader.read(1 << 16)
         done.join()
     assert data == source.read_bytes()
+    blob.close()
+
+
+@pytest.mark.parametrize("tail", [b"t" * 10, b""], ids=["data-at-the-end", "hole-at-the-end"])
+def test_holes_are_skipped_in_a_fresh_file(tmp_path: Path, tail: bytes) -> None:
+    source = _sparse(tmp_path / "s.bin", 8 << 20, b"h" * 10, tail)
+    if source.stat().st_blocks * 512 > 1 << 20:
+        pytest.skip("this filesystem does not keep holes")
+    blob = FileBackedData(str(source))
+    out_path = tmp_path / "out.bin"
+    assert _written(blob, out_path) == source.read_bytes()
+    assert out_path.stat().st_blocks * 512 < 1 << 20
     blob.close()
