@@ -289,9 +289,12 @@ class FileBackedData:
         else:
             self._init(checked, st, digest, False)
 
-    def _init(self, path: str, st: os.stat_result, digest: bytes | None, owner: bool) -> None:
-        """Hold a descriptor of the file ``st`` describes (FBD-IDENT-1), and register as its owner
-        when ``owner``; on failure nothing is left held or registered."""
+    def _init(
+        self, path: str, st: os.stat_result, digest: bytes | None, owner: bool, fd: int = -1
+    ) -> None:
+        """Hold a descriptor of the file ``st`` describes (FBD-IDENT-1; ``fd`` when the caller
+        opened one, which stays the caller's to close on failure), and register as its owner when
+        ``owner``; on failure nothing is left held or registered."""
         self._path = path
         self._size = st.st_size
         self._identity = (st.st_dev, st.st_ino)
@@ -302,7 +305,8 @@ class FileBackedData:
         self._owner = False
         self._finalizer: weakref.finalize[..., FileBackedData]
         close = os.close
-        self._fd = fd = os.open(path, _OPEN_FLAGS)
+        given = fd >= 0
+        self._fd = fd = fd if given else os.open(path, _OPEN_FLAGS)
         try:
             held = os.fstat(fd)
             if (held.st_dev, held.st_ino) != self._identity:
@@ -322,7 +326,8 @@ class FileBackedData:
             else:
                 self._finalizer = weakref.finalize(self, _close_fd, close, fd)
         except BaseException:
-            _close_fd(close, fd)
+            if not given:
+                _close_fd(close, fd)
             raise
         self._finalizer.atexit = False  # owners are released by _release_all_at_exit
 
@@ -353,6 +358,19 @@ class FileBackedData:
         owner = _owner_of(identity)
         if owner is not None:
             raise ValueError(f"cannot move {source!r}: it is owned by {owner!r}")
+        # the descriptor to hold is opened before the rename, so that nothing after the rename
+        # can fail for want of it, and it follows the file through the rename
+        held = os.open(source, _OPEN_FLAGS)
+        try:
+            return cls._move_held(source, identity, digest, held)
+        except BaseException:
+            _close_fd(os.close, held)  # ``_init`` leaves a descriptor it was given open on failure
+            raise
+
+    @classmethod
+    def _move_held(
+        cls, source: str, identity: tuple[int, int], digest: bytes | None, held: int
+    ) -> FileBackedData:
         directory = os.path.dirname(source) or os.curdir
         fd, placeholder = tempfile.mkstemp(
             prefix=f"{PLACEHOLDER_PREFIX}{_owner_tag()}_", suffix=PLACEHOLDER_SUFFIX, dir=directory
@@ -374,7 +392,7 @@ class FileBackedData:
                     errno.ESTALE, "the source was replaced while it was being moved", source
                 )
             result = cls.__new__(cls)
-            result._init(placeholder, moved, digest, owner=True)
+            result._init(placeholder, moved, digest, owner=True, fd=held)
         except BaseException:
             os.replace(placeholder, source)
             raise

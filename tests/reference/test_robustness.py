@@ -279,3 +279,22 @@ def test_holes_are_skipped_in_a_fresh_file(tmp_path: Path, tail: bytes) -> None:
     assert _written(blob, out_path) == source.read_bytes()
     assert out_path.stat().st_blocks * 512 < 1 << 20
     blob.close()
+
+
+def test_a_source_replaced_before_its_descriptor_was_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = _source(tmp_path)
+    real_fstat = os.fstat
+
+    class Other:
+        def __init__(self, st: os.stat_result) -> None:
+            self.st_dev, self.st_ino = st.st_dev, st.st_ino + 1
+
+    monkeypatch.setattr(os, "fstat", lambda fd: Other(real_fstat(fd)))
+    before = set(os.listdir("/proc/self/fd"))
+    with pytest.raises(FileChangedError, match="replaced while it was being wrapped"):
+        FileBackedData.move_from(str(source))
+    monkeypatch.undo()
+    assert set(os.listdir("/proc/self/fd")) <= before  # the held descriptor was closed
+    assert os.listdir(tmp_path) == ["source.bin"]
