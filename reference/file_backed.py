@@ -6,6 +6,7 @@ import atexit
 import contextlib
 import errno
 import hashlib
+import importlib
 import io
 import os
 import signal
@@ -17,6 +18,11 @@ import weakref
 from collections.abc import Callable
 from types import FrameType, TracebackType
 from typing import NoReturn, Protocol, TypeVar
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows
+    fcntl = None  # type: ignore[assignment]  # no holes are kept there
 
 __all__ = [
     "CHUNK_SIZE",
@@ -88,6 +94,10 @@ _owners: dict[tuple[int, int], weakref.ref[FileBackedData]] = {}
 _owners_lock = threading.Lock()
 
 T = TypeVar("T")
+_Handler = Callable[[int, FrameType | None], object]
+_set_sigint: Callable[[int, _Handler], object] = importlib.import_module("_signal").signal
+"""``signal.signal`` without its Python wrapper, in which an interrupt could land after the C
+call (typeshed does not describe ``_signal``)."""
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -105,12 +115,13 @@ def _atomically(do: Callable[[], T], undo: Callable[[T], None]) -> T:
     """``do()`` with SIGINT deferred (FBD-INTR-1); a SIGINT that came meanwhile then goes to the
     handler it was deferred from, still deferred: if that raises, ``undo`` reverses what ``do``
     did before the exception propagates. Outside the main thread, or where SIGINT has no Python
-    handler, no interrupt can split ``do`` and it simply runs."""
+    handler, no interrupt can split ``do`` and it simply runs. Restoring the handler is the last
+    thing done, so nothing of this call is left to run after it."""
     previous = _python_handler()
     if previous is None:
         return do()
     pending: list[tuple[int, FrameType | None]] = []
-    signal.signal(signal.SIGINT, lambda signum, frame: pending.append((signum, frame)))
+    _set_sigint(signal.SIGINT, lambda signum, frame: pending.append((signum, frame)))
     try:
         result = do()
         while pending:
@@ -121,10 +132,12 @@ def _atomically(do: Callable[[], T], undo: Callable[[T], None]) -> T:
                 undo(result)
                 raise
         return result
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    except BaseException:
         if pending:  # ``do`` failed while an interrupt was deferred: it is not lost
-            previous(*pending[0])
+            previous(*pending.pop(0))
+        raise
+    finally:
+        _set_sigint(signal.SIGINT, previous)
 
 
 def _python_handler() -> Callable[[int, FrameType | None], object] | None:
@@ -188,7 +201,14 @@ def _require_regular(path: str, st: os.stat_result) -> None:
 def _release(
     path: str, identity: tuple[int, int], pid: int, close: Callable[[int], None], fd: int
 ) -> None:
-    """Backstop run at garbage collection and interpreter exit: remove the owned file."""
+    """Backstop run at garbage collection and interpreter exit: remove the owned file, with no
+    interrupt splitting it (one raised in a finalizer would be reported and lost anyway)."""
+    _atomically(lambda: _release_now(path, identity, pid, close, fd), lambda _: None)
+
+
+def _release_now(
+    path: str, identity: tuple[int, int], pid: int, close: Callable[[int], None], fd: int
+) -> None:
     try:
         if os.getpid() == pid:  # a forked child never deletes its parent's file
             _remove_if_same(path, identity)
@@ -269,9 +289,12 @@ class FileBackedData:
         else:
             self._init(checked, st, digest, False)
 
-    def _init(self, path: str, st: os.stat_result, digest: bytes | None, owner: bool) -> None:
-        """Hold a descriptor of the file ``st`` describes (FBD-IDENT-1), and register as its owner
-        when ``owner``; on failure nothing is left held or registered."""
+    def _init(
+        self, path: str, st: os.stat_result, digest: bytes | None, owner: bool, fd: int = -1
+    ) -> None:
+        """Hold a descriptor of the file ``st`` describes (FBD-IDENT-1; ``fd`` when the caller
+        opened one, which stays the caller's to close on failure), and register as its owner when
+        ``owner``; on failure nothing is left held or registered."""
         self._path = path
         self._size = st.st_size
         self._identity = (st.st_dev, st.st_ino)
@@ -282,7 +305,8 @@ class FileBackedData:
         self._owner = False
         self._finalizer: weakref.finalize[..., FileBackedData]
         close = os.close
-        self._fd = fd = os.open(path, _OPEN_FLAGS)
+        given = fd >= 0
+        self._fd = fd = fd if given else os.open(path, _OPEN_FLAGS)
         try:
             held = os.fstat(fd)
             if (held.st_dev, held.st_ino) != self._identity:
@@ -302,7 +326,8 @@ class FileBackedData:
             else:
                 self._finalizer = weakref.finalize(self, _close_fd, close, fd)
         except BaseException:
-            _close_fd(close, fd)
+            if not given:
+                _close_fd(close, fd)
             raise
         self._finalizer.atexit = False  # owners are released by _release_all_at_exit
 
@@ -321,9 +346,6 @@ class FileBackedData:
         st = os.lstat(source)
         _require_regular(source, st)
         identity = (st.st_dev, st.st_ino)
-        owner = _owner_of(identity)
-        if owner is not None:
-            raise ValueError(f"cannot move {source!r}: it is owned by {owner!r}")
         return _atomically(
             lambda: cls._move(source, identity, digest),
             lambda moved: moved._move_back(source),
@@ -331,7 +353,24 @@ class FileBackedData:
 
     @classmethod
     def _move(cls, source: str, identity: tuple[int, int], digest: bytes | None) -> FileBackedData:
-        """move_from's steps, which an interrupt must not split (FBD-INTR-1)."""
+        """move_from's steps, which an interrupt must not split (FBD-INTR-1): an interrupt
+        that left the ``with`` of a lock un-exited would hold the registry lock for ever."""
+        owner = _owner_of(identity)
+        if owner is not None:
+            raise ValueError(f"cannot move {source!r}: it is owned by {owner!r}")
+        # the descriptor to hold is opened before the rename, so that nothing after the rename
+        # can fail for want of it, and it follows the file through the rename
+        held = os.open(source, _OPEN_FLAGS)
+        try:
+            return cls._move_held(source, identity, digest, held)
+        except BaseException:
+            _close_fd(os.close, held)  # ``_init`` leaves a descriptor it was given open on failure
+            raise
+
+    @classmethod
+    def _move_held(
+        cls, source: str, identity: tuple[int, int], digest: bytes | None, held: int
+    ) -> FileBackedData:
         directory = os.path.dirname(source) or os.curdir
         fd, placeholder = tempfile.mkstemp(
             prefix=f"{PLACEHOLDER_PREFIX}{_owner_tag()}_", suffix=PLACEHOLDER_SUFFIX, dir=directory
@@ -353,7 +392,7 @@ class FileBackedData:
                     errno.ESTALE, "the source was replaced while it was being moved", source
                 )
             result = cls.__new__(cls)
-            result._init(placeholder, moved, digest, owner=True)
+            result._init(placeholder, moved, digest, owner=True, fd=held)
         except BaseException:
             os.replace(placeholder, source)
             raise
@@ -429,6 +468,7 @@ class FileBackedData:
             target = _os_file(outfile) if reader.is_os_file else None
             if target is not None:
                 target.flush()  # bytes still buffered by Python go first
+                reader.send_sparse(target.fileno())  # holes stay holes (FBD-WRITE-3)
                 reader.send_to(target.fileno())  # moves the position that ``target`` reads back
             elif type(outfile) is io.BytesIO:
                 reader.read_into(outfile)
@@ -533,9 +573,7 @@ def write_all(outfile: Writable, chunk: memoryview) -> None:
         if not isinstance(written, int) or written >= len(chunk):
             return
         if written <= 0:  # FBD-FAULT-3: a sink that takes nothing would be retried forever
-            raise OSError(
-                errno.EIO, f"the output {outfile!r} accepted none of {len(chunk)} bytes"
-            )
+            raise OSError(errno.EIO, f"the output {outfile!r} accepted none of {len(chunk)} bytes")
         chunk = chunk[written:]
 
 
@@ -600,13 +638,46 @@ class _VerifiedReader:
         if self._file.read(1):
             self._changed(os.fstat(self._file.fileno()).st_size)
 
-    def send_to(self, fd: int) -> None:
-        """Copy what remains in the kernel to ``fd`` at its position, moving both positions;
-        stop early, leaving the rest to ``stream``, where no in-kernel copy can go on."""
+    def send_sparse(self, fd: int) -> None:
+        """Copy what remains to ``fd`` leaving the file's holes (SEEK_DATA/SEEK_HOLE) unwritten
+        (FBD-WRITE-3), where ``fd`` is a regular file written at or past its end and not in append
+        mode, so that what is skipped reads as zeros; stop early where the kernel cannot tell
+        holes or copy, leaving the rest to ``send_to`` and ``stream``."""
+        if not _writes_at_its_end(fd):
+            return
+        source, end = self._file.fileno(), self._size
+        while self.remaining:
+            at = end - self.remaining
+            try:
+                data = min(os.lseek(source, at, os.SEEK_DATA), end)
+            except OSError as exc:
+                if exc.errno != errno.ENXIO:  # the filesystem does not tell holes
+                    return
+                self._check_size(os.fstat(source).st_size)  # ENXIO also means past a new end
+                data = end  # no data after ``at``: a hole to the end
+            if data > at:  # a hole: both positions move on, nothing is written
+                os.lseek(source, data, os.SEEK_SET)
+                os.lseek(fd, data - at, os.SEEK_CUR)
+                self.remaining -= data - at
+                continue
+            hole = min(os.lseek(source, at, os.SEEK_HOLE), end)
+            os.lseek(source, at, os.SEEK_SET)
+            self.send_to(fd, self.remaining - (hole - at))
+            if self.remaining != end - hole:
+                break  # the kernel copy stopped early
+        self._check_size(os.fstat(source).st_size)  # a hole is no proof the file did not shrink
+        position = os.lseek(fd, 0, os.SEEK_CUR)
+        if os.fstat(fd).st_size < position:
+            os.ftruncate(fd, position)  # a hole at the end still counts in the size
+
+    def send_to(self, fd: int, keep: int = 0) -> None:
+        """Copy what remains in the kernel to ``fd`` at its position, moving both positions, until
+        ``keep`` bytes remain; stop early, leaving the rest to ``stream``, where no in-kernel copy
+        can go on."""
         for copy in _kernel_copies():
-            while self.remaining:
+            while self.remaining > keep:
                 try:
-                    n = copy(self._file.fileno(), fd, min(self.remaining, _KERNEL_STEP))
+                    n = copy(self._file.fileno(), fd, min(self.remaining - keep, _KERNEL_STEP))
                 except OSError as exc:
                     if exc.errno not in _NOT_HERE:
                         raise
@@ -653,6 +724,17 @@ def _os_file(outfile: object) -> _OsFile | None:
     if type(raw) is not io.FileIO or raw.closed or not raw.writable():
         return None
     return outfile
+
+
+def _writes_at_its_end(fd: int) -> bool:
+    """Whether ``fd`` is a regular file, not in append mode, positioned at or past its end: there
+    a byte left unwritten reads as zero."""
+    if not hasattr(os, "SEEK_DATA") or fcntl is None:  # pragma: no cover - not on Linux
+        return False
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND:
+        return False
+    return os.lseek(fd, 0, os.SEEK_CUR) >= st.st_size
 
 
 def _kernel_copies() -> list[Callable[[int, int, int], int]]:

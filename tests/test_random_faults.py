@@ -350,9 +350,10 @@ def _op(world: World) -> None:
     piece: bytes | FileBackedData = blob if rng.random() < 0.7 else data
     tag = rng.choice([None, None, "ext"])
     before = _store_state(world.store)
-    held = tuple(
-        b for b in world.store.get_named_data_store_output().buffers if isinstance(b, FileBackedData)
-    )  # dedup may read any of them: one closed or whose file was moved away fails as specified
+    # dedup may read any buffer the store holds: one closed or whose file was moved away fails
+    # as FBD-CLOSED-1 and FBD-FAULT-2 say
+    buffers = world.store.get_named_data_store_output().buffers
+    held = tuple(b for b in buffers if isinstance(b, FileBackedData))
     with faults.during(rate) as raised:
         try:
             world.store.add_named_data(key, piece, alignment=rng.choice([1, 16]), external_tag=tag)

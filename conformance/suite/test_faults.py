@@ -16,6 +16,7 @@ import errno
 import hashlib
 import io
 import os
+import re
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,7 +26,7 @@ import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem
 
 from conformance.api import FileBackedData, Implementation
-from conformance.harness.helpers import Blobs, close_all, placeholders, snapshot
+from conformance.harness.helpers import Blobs, close_all, placeholders, sha, snapshot, zeros_digest
 from conformance.harness.sinks import Looping, StuckSink
 
 clause = pytest.mark.clause
@@ -486,3 +487,107 @@ class TestOutputAcceptsNothing:
             pass
         else:
             pytest.fail(f"write_to_file returned after writing {len(sink.data)} of {len(cord)}")
+
+
+# --- raw non-blocking outputs and outputs that are none (FBD-FAULT-3) ---------------------------
+
+
+class _NonBlocking(io.RawIOBase):
+    """A raw output in non-blocking mode: takes ``room`` bytes, then returns None (it is full)."""
+
+    def __init__(self, room: int, step: int) -> None:
+        self.data = bytearray()
+        self._room, self._step = room, step
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int | None:
+        with memoryview(data) as view:
+            n = min(len(view), self._step, self._room - len(self.data))
+            if n <= 0:
+                return None
+            self.data += view[:n]
+        return n
+
+
+@clause("FBD-FAULT-3")
+@pytest.mark.parametrize("step", [1 << 20, 1000], ids=["whole-chunks", "short-writes"])
+@pytest.mark.parametrize("how", ["file", "cord"])
+def test_a_full_non_blocking_output_raises_naming_it(
+    impl: Implementation, blobs: Blobs, step: int, how: str
+) -> None:
+    data = os.urandom(300_000)
+    blob = blobs.wrap(blobs.file(data))
+    sink = _NonBlocking(room=20_000, step=step)
+    with pytest.raises(BlockingIOError) as raised:
+        if how == "file":
+            blob.write_to_file(sink)
+        else:
+            impl.Cord(blob).write_to_file(sink)
+    assert repr(sink) in str(raised.value), "the error does not name the output"
+    assert bytes(sink.data) == data[: len(sink.data)]
+
+
+@clause("FBD-FAULT-3")
+@pytest.mark.parametrize("how", ["file", "cord"])
+@pytest.mark.parametrize("size", [0, 10])
+def test_no_output_at_all_is_a_type_error_naming_it(
+    impl: Implementation, blobs: Blobs, how: str, size: int
+) -> None:
+    blob = blobs.wrap(blobs.file(b"x" * size))
+    for outfile in (None, object(), b"bytes"):
+        with pytest.raises(TypeError, match=re.escape(repr(outfile))):
+            if how == "file":
+                blob.write_to_file(outfile)
+            else:
+                impl.Cord(blob).write_to_file(outfile)
+
+
+# --- sparse files (FBD-WRITE-3) ---------------------------------------------------------------
+
+_SPARSE = 64 << 20
+_EDGE = b"edge" * 1024  # 4 KiB of data at each end, a 64 MiB hole between
+
+
+def _allocated(path: Path) -> int:
+    return os.stat(path).st_blocks * 512
+
+
+@clause("FBD-WRITE-3")
+@pytest.mark.parametrize("how", ["file", "cord"])
+@pytest.mark.parametrize("end", ["data", "hole"])
+def test_holes_stay_holes_in_a_real_file(
+    impl: Implementation, blobs: Blobs, how: str, end: str
+) -> None:
+    tail = _EDGE if end == "data" else b""
+    source = blobs.sparse(_SPARSE, head=_EDGE, tail=tail)
+    if _allocated(source) > 1 << 20:
+        pytest.skip("this filesystem does not keep holes")
+    blob = blobs.wrap(source)
+    out_path = blobs.directory / "out.pte"
+    with open(out_path, "wb") as out:
+        out.write(b"<")
+        if how == "file":
+            blob.write_to_file(out)
+        else:
+            impl.Cord(blob).write_to_file(out)
+    assert out_path.stat().st_size == 1 + _SPARSE
+    allocated = _allocated(out_path)
+    assert allocated < 1 << 20, f"the output allocates {allocated} bytes for 8 KiB of data"
+    with open(out_path, "rb") as written:
+        assert written.read(1) == b"<"
+        assert sha(written.read()) == zeros_digest(_SPARSE, _EDGE, tail)
+    out_path.unlink()
+
+
+@clause("FBD-WRITE-3")
+def test_holes_are_zeros_over_existing_data(impl: Implementation, blobs: Blobs) -> None:
+    """An output with data after its position gets the zeros written, not skipped."""
+    blob = blobs.wrap(blobs.sparse(1 << 20, head=_EDGE, tail=_EDGE))
+    out_path = blobs.file(b"\xff" * (2 << 20), name="out.pte")
+    with open(out_path, "r+b") as out:
+        blob.write_to_file(out)
+    with open(out_path, "rb") as written:
+        assert sha(written.read(1 << 20)) == zeros_digest(1 << 20, _EDGE, _EDGE)
+        assert written.read() == b"\xff" * (1 << 20)

@@ -11,6 +11,7 @@ import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -126,6 +127,35 @@ class TestSweep:
         assert main(["sweep", str(target)]) == 2
         assert capsys.readouterr().err.startswith(f"cordspec: sweep {target}: ")
         assert orphan.exists()
+
+    @clause("FBD-SWEEP-4")
+    @pytest.mark.parametrize("dry_run", [False, True])
+    def test_a_file_that_vanishes_mid_sweep_is_skipped(
+        self,
+        swept: Path,
+        capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch,
+        dry_run: bool,
+    ) -> None:
+        """A live process removes its placeholder between the sweep's listing and its look at it."""
+        gone = dead_pid()
+        names = [f".executorch_{gone}_{c * 8}.data" for c in "abc"]
+        for name in names:
+            (swept / name).write_bytes(b"orphan")
+        vanishing = names[1]
+        real_stat = os.stat
+
+        def stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+            if os.fspath(path) == vanishing and (swept / vanishing).exists():
+                os.unlink(swept / vanishing)  # its owner removed it just now
+            return real_stat(path, *args, **kwargs)
+
+        monkeypatch.setattr(os, "stat", stat)
+        code, lines = cordspec_sweep(capsys, *(["--dry-run"] if dry_run else []), str(swept))
+        assert code == 0, lines
+        left = sorted(p.name for p in swept.iterdir())
+        assert left == ([names[0], names[2]] if dry_run else [])
+        assert lines[-1].startswith("2 would be removed" if dry_run else "2 removed"), lines
 
 
 def cordspec_sweep(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str]]:

@@ -1,0 +1,207 @@
+"""Interrupts injected at chosen steps of a call, and campaigns of many such calls (FBD-INTR-1).
+
+A *step* is, in ``calls`` mode, a moment just before or just after one of the OS calls an
+implementation makes (``os.open``, ``os.replace``, ``os.unlink``, ...; step ``2k`` is before the
+``k``-th call, ``2k + 1`` after it); in ``lines`` mode, a line of Python about to run (a trace
+function counts them, in every frame the call makes). An interrupt raised from a trace function
+ends tracing (Python unsets it), so in ``lines`` mode a second interrupt reaches only an
+implementation that deferred the first; ``calls`` mode reaches clean-ups with a second one.
+
+At a chosen step the current SIGINT handler is called as the signal would call it: Python's
+default handler raises ``KeyboardInterrupt`` right there; an implementation that defers SIGINT
+over its critical steps has put its own handler in place and records it instead. The same call
+run with no step chosen counts its steps, so that every step of it can be tried.
+
+:func:`campaign` runs a call many times with one or two interrupts at random steps and checks each
+outcome; its size is ``default`` unless ``CORDSPEC_LONG_CAMPAIGN`` is set (``tox -e faults-long``).
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import os
+import random
+import signal
+import sys
+import time
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass
+from types import FrameType
+from typing import Any, Literal, TypeVar
+
+__all__ = [
+    "LONG_CAMPAIGN_ENV",
+    "CampaignResult",
+    "Interrupter",
+    "campaign",
+    "campaign_size",
+    "count_steps",
+    "deliver_sigint",
+    "forget",
+    "interrupting",
+    "open_descriptors",
+]
+
+T = TypeVar("T")
+Mode = Literal["calls", "lines"]
+
+LONG_CAMPAIGN_ENV = "CORDSPEC_LONG_CAMPAIGN"
+"""Set (to anything but ``""`` or ``0``) for the long campaigns of the issue's counts."""
+
+OS_CALLS = ("open", "close", "replace", "rename", "unlink", "remove", "lstat", "stat", "fstat")
+"""The ``os`` functions whose calls are steps; ``builtins.open`` is one too."""
+
+
+_UNTRACED = frozenset({__file__, contextlib.__file__})
+
+
+def deliver_sigint() -> None:
+    """Call SIGINT's handler as the signal would: Python's default raises KeyboardInterrupt."""
+    handler = signal.getsignal(signal.SIGINT)
+    if callable(handler):
+        handler(signal.SIGINT, None)
+
+
+class Interrupter:
+    """Counts the steps of the calls made while it is installed, and interrupts at chosen ones."""
+
+    def __init__(self, steps: Collection[int] = ()) -> None:
+        self.steps = frozenset(steps)
+        self.step = 0
+        self.delivered = 0
+
+    def tick(self) -> None:
+        """One step has passed: deliver SIGINT if it is a chosen one."""
+        step, self.step = self.step, self.step + 1
+        if step in self.steps:
+            self.delivered += 1
+            deliver_sigint()
+
+    def wrap(self, real: Callable[..., T]) -> Callable[..., T]:
+        def stepped(*args: Any, **kwargs: Any) -> T:
+            self.tick()
+            result = real(*args, **kwargs)
+            self.tick()
+            return result
+
+        return stepped
+
+
+@contextlib.contextmanager
+def interrupting(steps: Collection[int] = (), mode: Mode = "calls") -> Iterator[Interrupter]:
+    """Install an :class:`Interrupter` over the OS calls (or the lines run), with Python's default
+    SIGINT handler (a test runner may have replaced it) for the block; restore everything after."""
+    interrupter = Interrupter(steps)
+    saved: list[tuple[object, str, object]] = []
+    if mode == "calls":
+        saved = [(builtins, "open", builtins.open)]
+        saved += [(os, name, getattr(os, name)) for name in OS_CALLS]
+
+    def trace(frame: FrameType, event: str, arg: object) -> Any:  # sys.settrace types it so
+        if event == "call" and frame.f_code.co_filename in _UNTRACED:
+            return None  # the harness's own lines, as it leaves the block, are not the call's
+        if event == "line":
+            interrupter.tick()
+        return trace
+
+    tracing = sys.gettrace()
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        for owner, name, real in saved:
+            setattr(owner, name, interrupter.wrap(real))  # type: ignore[arg-type]  # a callable
+        if mode == "lines":
+            sys.settrace(trace)
+        yield interrupter
+    finally:
+        if mode == "lines":
+            sys.settrace(tracing)  # only then: a coverage tracer put back by hand would stop
+        for owner, name, real in saved:
+            setattr(owner, name, real)
+        signal.signal(signal.SIGINT, handler)
+
+
+def forget(error: BaseException) -> BaseException:
+    """``error`` without the tracebacks of its chain, which keep alive whatever the interrupted
+    frames held (an owner the caller never got), as if it had propagated away."""
+    seen: set[int] = set()
+    link: BaseException | None = error
+    while link is not None and id(link) not in seen:
+        seen.add(id(link))
+        link.__traceback__ = None
+        link = link.__cause__ or link.__context__
+    return error
+
+
+def count_steps(call: Callable[[], object], mode: Mode = "calls") -> int:
+    """How many steps ``call`` takes when nothing interrupts it."""
+    with interrupting(mode=mode) as counter:
+        call()
+    return counter.step
+
+
+def open_descriptors() -> set[int]:
+    """This process's open descriptors (from ``/proc/self/fd``; empty where there is none)."""
+    try:
+        return {int(name) for name in os.listdir("/proc/self/fd")}
+    except OSError:
+        return set()
+
+
+def campaign_size(default: int, long: int) -> int:
+    """``long`` when the long campaign is asked for (``CORDSPEC_LONG_CAMPAIGN``), else
+    ``default``."""
+    return long if os.environ.get(LONG_CAMPAIGN_ENV, "") not in ("", "0") else default
+
+
+@dataclass(frozen=True)
+class CampaignResult:
+    """What a campaign did: runs, how many ended in KeyboardInterrupt, how long it took."""
+
+    runs: int
+    interrupted: int
+    completed: int
+    seconds: float
+
+
+def campaign(
+    runs: int,
+    setup: Callable[[int], T],
+    call: Callable[[T], object],
+    check: Callable[[T, object, BaseException | None], None],
+    seed: int = 0,
+    mode: Mode = "calls",
+) -> CampaignResult:
+    """Run ``call(setup(i))`` ``runs`` times with one or two SIGINTs at random steps.
+
+    ``setup(i)`` makes the state of run ``i`` (a new file, an owner); the steps of ``call`` are
+    counted on a first state, then each run interrupts at one step, or at two (the second in the
+    clean-up the first one starts). ``check(state, result, error)`` asserts what run left:
+    ``error`` is the KeyboardInterrupt raised, or None when ``call`` returned ``result``. Any other
+    exception fails the campaign, naming the run and its steps.
+    """
+    rng = random.Random(seed)
+    probe = setup(-1)
+    with interrupting(mode=mode) as counter:
+        probed = call(probe)
+    check(probe, probed, None)  # uninterrupted, it must complete, and the check cleans it up
+    steps = counter.step
+    interrupted = 0
+    started = time.perf_counter()
+    for run in range(runs):
+        first = rng.randrange(steps + 1)
+        chosen = {first} if rng.random() < 0.5 else {first, first + rng.randint(1, 12)}
+        state = setup(run)
+        error: BaseException | None = None
+        result: object = None
+        try:
+            with interrupting(chosen, mode):
+                result = call(state)
+        except KeyboardInterrupt as exc:
+            error = forget(exc)
+            interrupted += 1
+        try:
+            check(state, result, error)
+        except AssertionError as exc:
+            raise AssertionError(f"run {run}, SIGINT at steps {sorted(chosen)}: {exc}") from exc
+    return CampaignResult(runs, interrupted, runs - interrupted, time.perf_counter() - started)

@@ -1,0 +1,496 @@
+"""Interrupts: SIGINT at every step of move_from, the owning constructor, close() and interpreter
+exit, and forks while another thread is inside move_from (FBD-INTR-1, FBD-FORK-2).
+
+Steps are injected deterministically (conformance.harness.interrupts): before and after every OS
+call, or at every line the call runs, once or twice. The campaigns repeat that at random steps;
+``CORDSPEC_LONG_CAMPAIGN=1`` gives the issue's counts (10,000 moves, 3,000 constructions and
+closes, 400 forks).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import gc
+import os
+import shutil
+import signal
+import sys
+import threading
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+
+from conformance.api import FileBackedData, Implementation
+from conformance.harness.child import child_script, run_child
+from conformance.harness.interrupts import (
+    Mode,
+    campaign,
+    campaign_size,
+    count_steps,
+    forget,
+    interrupting,
+    open_descriptors,
+)
+
+clause = pytest.mark.clause
+requires = pytest.mark.requires
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is not available")
+needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="no /proc/self/fd")
+
+S = TypeVar("S")
+DATA = b"weights " * 512
+MODES: tuple[Mode, ...] = ("calls", "lines")
+
+
+@dataclass
+class Case:
+    """One run's directory with one source file in it, and the descriptors open before it."""
+
+    directory: Path
+    source: Path
+    descriptors: set[int] = field(default_factory=open_descriptors)
+
+
+@contextlib.contextmanager
+def scrubbed(directory: Path) -> Iterator[None]:
+    """On a failure, remove what the failed run left below ``directory`` (placeholders among it),
+    so that the failure is reported once, as itself."""
+    try:
+        yield
+    except BaseException:
+        gc.collect()
+        for child in directory.iterdir():
+            shutil.rmtree(child) if child.is_dir() else child.unlink()
+        raise
+
+
+def _case(base: Path, run: int) -> Case:
+    directory = base / f"run{run}"
+    directory.mkdir(parents=True)
+    source = directory / "weights.bin"
+    source.write_bytes(DATA)
+    return Case(directory, source)
+
+
+def _finish(case: Case) -> None:
+    """No descriptor is left open by the run; its directory goes."""
+    leaked = open_descriptors() - case.descriptors
+    shutil.rmtree(case.directory)
+    assert not leaked, f"descriptor(s) left open: {sorted(leaked)}"
+
+
+def _check_owner(impl: Implementation, case: Case, owner: object, moved: bool) -> None:
+    """``owner`` holds DATA, is the only file besides (for the constructor) nothing, and its
+    release removes it."""
+    assert owner is not None, "the call neither returned an owner nor raised"
+    blob: FileBackedData = owner  # type: ignore[assignment]  # what the call returned
+    path = Path(impl.path_of(blob))
+    assert sorted(os.listdir(case.directory)) == [path.name]
+    assert path.read_bytes() == DATA
+    if moved:
+        assert not case.source.exists()
+    blob.close()
+    assert os.listdir(case.directory) == [], "closing the owner left files"
+
+
+def _check_untouched(case: Case) -> None:
+    """After a KeyboardInterrupt: the source alone, at its path, with its bytes, and unowned."""
+    gc.collect(1)  # an owner the caller never got (its traceback dropped) must not delete it now
+    assert sorted(os.listdir(case.directory)) == ["weights.bin"], "left after KeyboardInterrupt"
+    assert case.source.read_bytes() == DATA
+
+
+def mover(impl: Implementation) -> Callable[[Case], FileBackedData]:
+    def move(case: Case) -> FileBackedData:
+        return impl.FileBackedData.move_from(str(case.source))
+
+    return move
+
+
+def owner(impl: Implementation) -> Callable[[Case], FileBackedData]:
+    def own(case: Case) -> FileBackedData:
+        return impl.FileBackedData(str(case.source), cleanup=True)
+
+    return own
+
+
+def in_directory(base: Path) -> Callable[[int], Case]:
+    return lambda run: _case(base, run)
+
+
+def close_it(owned: Owned) -> None:
+    owned.blob.close()
+
+
+def check_move(impl: Implementation) -> Callable[[Case, object, BaseException | None], None]:
+    def check(case: Case, result: object, error: BaseException | None) -> None:
+        if error is None:
+            _check_owner(impl, case, result, moved=True)
+        else:
+            _check_untouched(case)
+        _finish(case)
+
+    return check
+
+
+def check_owning(impl: Implementation) -> Callable[[Case, object, BaseException | None], None]:
+    def check(case: Case, result: object, error: BaseException | None) -> None:
+        if error is None:
+            _check_owner(impl, case, result, moved=False)
+        else:
+            _check_untouched(case)
+            impl.FileBackedData(str(case.source), cleanup=True).close()  # nobody owns it
+            assert not case.source.exists()
+        _finish(case)
+
+    return check
+
+
+@dataclass
+class Owned:
+    """An owner made for a run of close(), and its run's case."""
+
+    case: Case
+    blob: FileBackedData
+    path: Path
+
+
+def _owned(impl: Implementation, base: Path, run: int) -> Owned:
+    case = _case(base, run)
+    blob = impl.FileBackedData.move_from(str(case.source))
+    return Owned(case, blob, Path(impl.path_of(blob)))
+
+
+def check_close(owned: Owned, result: object, error: BaseException | None) -> None:
+    """Interrupted or not, close() has released the file (it is gone and the object closed), or,
+    interrupted before it began, left the object open with its file; never one without the other."""
+    try:
+        if error is not None and owned.path.exists():  # not begun: open, and its file whole
+            assert len(owned.blob) == len(DATA), "an interrupted close() left a closed owner"
+            assert owned.path.read_bytes() == DATA
+        else:
+            assert not owned.path.exists(), "an interrupted close() left the owned file"
+            with pytest.raises(ValueError):  # FBD-CLOSED-1: the object is closed
+                len(owned.blob)
+    finally:
+        owned.blob.close()
+        del owned.blob
+    assert os.listdir(owned.case.directory) == []
+    _finish(owned.case)
+
+
+def _every_step(steps: int, mode: Mode, within: int = 8) -> Iterator[set[int]]:
+    """Every single step, then (for "calls") every pair of a step and one up to ``within`` later."""
+    for first in range(steps + 1):
+        yield {first}
+    if mode == "calls":
+        for first in range(steps + 1):
+            for later in range(1, within + 1):
+                yield {first, first + later}
+
+
+def _run_each(
+    chosen: Iterator[set[int]],
+    mode: Mode,
+    setup: Callable[[], S],
+    call: Callable[[S], object],
+    check: Callable[[S, object, BaseException | None], None],
+) -> int:
+    runs = 0
+    for steps in chosen:
+        state = setup()
+        result: object = None
+        error: BaseException | None = None
+        try:
+            with interrupting(steps, mode):
+                result = call(state)
+        except KeyboardInterrupt as exc:
+            error = forget(exc)
+        try:
+            check(state, result, error)
+        except AssertionError as exc:
+            raise AssertionError(f"SIGINT at {mode} steps {sorted(steps)}: {exc}") from exc
+        runs += 1
+    return runs
+
+
+# --- each step -----------------------------------------------------------------------------------
+
+
+@clause("FBD-INTR-1")
+@needs_proc
+@pytest.mark.parametrize("mode", MODES)
+def test_move_from_interrupted_at_each_step(
+    impl: Implementation, tmp_path: Path, mode: Mode
+) -> None:
+    """Interrupted anywhere, once or in its clean-up again: moved and owned, or untouched."""
+    with scrubbed(tmp_path):
+        runs = iter(range(1 << 30))
+        move = mover(impl)
+        probe = _case(tmp_path, -1)
+        steps = count_steps(lambda: check_move(impl)(probe, move(probe), None), mode)
+        done = _run_each(
+            _every_step(steps, mode),
+            mode,
+            lambda: _case(tmp_path, next(runs)),
+            move,
+            check_move(impl),
+        )
+        assert done > steps
+
+
+@clause("FBD-INTR-1")
+@needs_proc
+@pytest.mark.parametrize("mode", MODES)
+def test_owning_constructor_interrupted_at_each_step(
+    impl: Implementation, tmp_path: Path, mode: Mode
+) -> None:
+    """FileBackedData(path, cleanup=True) never both raises and deletes the file later."""
+    with scrubbed(tmp_path):
+        runs = iter(range(1 << 30))
+        own = owner(impl)
+        probe = _case(tmp_path, -1)
+        steps = count_steps(lambda: check_owning(impl)(probe, own(probe), None), mode)
+        done = _run_each(
+            _every_step(steps, mode),
+            mode,
+            lambda: _case(tmp_path, next(runs)),
+            own,
+            check_owning(impl),
+        )
+        assert done > steps
+
+
+@clause("FBD-INTR-1")
+@needs_proc
+@pytest.mark.parametrize("mode", MODES)
+def test_close_interrupted_at_each_step(impl: Implementation, tmp_path: Path, mode: Mode) -> None:
+    """An interrupted close() has released the file before the interrupt propagates."""
+    with scrubbed(tmp_path):
+        runs = iter(range(1 << 30))
+        probe = _owned(impl, tmp_path, -1)
+        steps = count_steps(probe.blob.close, mode)
+        check_close(probe, None, None)
+        done = _run_each(
+            _every_step(steps, mode),
+            mode,
+            lambda: _owned(impl, tmp_path, next(runs)),
+            close_it,
+            check_close,
+        )
+        assert done > steps
+
+
+_EXIT_UNDER_INTERRUPTS = child_script(r"""
+import signal
+owners = []
+for i in range(20):
+    path = os.path.join(directory, f"owned{i}.bin")
+    with open(path, "wb") as f:
+        f.write(b"x" * 1000)
+    owners.append(impl.FileBackedData.move_from(path) if i % 2 else
+                  impl.FileBackedData(path, cleanup=True))
+print(len(os.listdir(directory)))
+
+def interrupted(real):
+    def call(*args, **kwargs):
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler):
+            handler(signal.SIGINT, None)  # the second Ctrl-C, while the files are released
+        return real(*args, **kwargs)
+    return call
+
+os.unlink, os.remove = interrupted(os.unlink), interrupted(os.remove)
+raise KeyboardInterrupt  # the first Ctrl-C: the interpreter exits, releasing the owned files
+""")
+
+
+@clause("FBD-INTR-1", "FBD-CLOSE-5")
+@requires("subprocess")
+def test_second_interrupt_during_exit_leaves_nothing(impl: Implementation, tmp_path: Path) -> None:
+    with scrubbed(tmp_path):
+        run = run_child(impl, _EXIT_UNDER_INTERRUPTS, tmp_path, "exit")
+        assert run.lines == ["20"], run.stderr
+        assert run.returncode != 0  # the KeyboardInterrupt ended it
+        left = sorted(os.listdir(tmp_path))
+        assert left == [], f"{len(left)} owned file(s) left after a second interrupt at exit"
+
+
+# --- forks while another thread is inside move_from -----------------------------------------------
+
+
+class _Paused:
+    """A thread running ``move_from`` that stops at its ``line``-th traced line until released."""
+
+    def __init__(self, impl: Implementation, source: Path, line: int) -> None:
+        self.line, self.count = line, 0
+        self.reached, self.release = threading.Event(), threading.Event()
+        self.result: list[FileBackedData] = []
+        self.thread = threading.Thread(target=self._run, args=(impl, source), daemon=True)
+
+    def _trace(self, frame: object, event: str, arg: object) -> object:
+        if event == "line":
+            self.count += 1
+            if self.count == self.line:
+                self.reached.set()
+                self.release.wait(30)
+        return self._trace
+
+    def _run(self, impl: Implementation, source: Path) -> None:
+        sys.settrace(self._trace)  # type: ignore[arg-type]  # a trace function
+        try:
+            self.result.append(impl.FileBackedData.move_from(str(source)))
+        finally:
+            sys.settrace(None)
+            self.reached.set()
+
+
+def _fork_during_move(impl: Implementation, base: Path, line: int, timeout: float) -> str | None:
+    """Fork while another thread is paused at ``line`` of a move_from; the child must take a
+    file of its own and release it within ``timeout``. Returns what went wrong, or None."""
+    directory = base / f"line{line}"
+    directory.mkdir()
+    (directory / "parent.bin").write_bytes(DATA)
+    (directory / "child.bin").write_bytes(DATA)
+    paused = _Paused(impl, directory / "parent.bin", line)
+    paused.thread.start()
+    try:
+        paused.reached.wait(30)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # fork of a threaded process
+            pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child; it must never return into pytest
+            code = 1
+            try:
+                impl.FileBackedData.move_from(str(directory / "child.bin")).close()
+                code = 0
+            finally:
+                os._exit(code)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                code = os.waitstatus_to_exitcode(status)
+                return None if code == 0 else f"the child's move_from failed ({code})"
+            time.sleep(0.002)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        return f"the child's move_from hung (forked at line {line} of the parent's)"
+    finally:
+        paused.release.set()
+        paused.thread.join(30)
+        for blob in paused.result:
+            blob.close()
+        shutil.rmtree(directory)
+
+
+@clause("FBD-FORK-2")
+@needs_fork
+def test_fork_at_each_line_of_a_concurrent_move_from(impl: Implementation, tmp_path: Path) -> None:
+    """Forked at every line another thread's move_from runs, the child's move_from completes."""
+    lines = _lines_of_a_move(impl, tmp_path)
+    assert lines > 0
+    failures = [
+        failed
+        for line in range(1, lines + 1)
+        if (failed := _fork_during_move(impl, tmp_path, line, 5)) is not None
+    ]
+    assert not failures, failures
+
+
+def _lines_of_a_move(impl: Implementation, base: Path) -> int:
+    """How many lines the paused thread traces in a whole move_from."""
+    source = base / "probe.bin"
+    source.write_bytes(DATA)
+    probe = _Paused(impl, source, 0)
+    probe.thread.start()
+    probe.thread.join(30)
+    probe.result.pop().close()
+    return probe.count
+
+
+# --- campaigns ---------------------------------------------------------------------------------
+
+
+def _report(record: Callable[[str, object], None], name: str, done: object) -> None:
+    record(name, repr(done))
+    print(f"{name}: {done}")
+
+
+@clause("FBD-INTR-1")
+@needs_proc
+def test_campaign_of_interrupted_moves(
+    impl: Implementation, tmp_path: Path, record_property: Callable[[str, object], None]
+) -> None:
+    with scrubbed(tmp_path):
+        runs = campaign_size(200, 10_000)
+        for mode in MODES:
+            done = campaign(
+                runs // 2,
+                in_directory(tmp_path / mode),
+                mover(impl),
+                check_move(impl),
+                seed=1,
+                mode=mode,
+            )
+            _report(record_property, f"interrupted move_from ({mode})", done)
+
+
+@clause("FBD-INTR-1")
+@needs_proc
+@pytest.mark.parametrize("what", ["constructor", "close"])
+def test_campaign_of_interrupted_owning_and_closing(
+    impl: Implementation,
+    tmp_path: Path,
+    what: str,
+    record_property: Callable[[str, object], None],
+) -> None:
+    with scrubbed(tmp_path):
+        runs = campaign_size(100, 3_000)
+        for mode in MODES:
+            base = tmp_path / mode
+            if what == "constructor":
+                done = campaign(
+                    runs // 2,
+                    in_directory(base),
+                    owner(impl),
+                    check_owning(impl),
+                    seed=2,
+                    mode=mode,
+                )
+            else:
+                done = campaign(
+                    runs // 2,
+                    functools.partial(_owned, impl, base),
+                    close_it,
+                    check_close,
+                    seed=3,
+                    mode=mode,
+                )
+            _report(record_property, f"interrupted {what} ({mode})", done)
+
+
+@clause("FBD-FORK-2")
+@needs_fork
+def test_campaign_of_forks_during_moves(
+    impl: Implementation, tmp_path: Path, record_property: Callable[[str, object], None]
+) -> None:
+    import random
+
+    forks = campaign_size(40, 400)
+    lines = _lines_of_a_move(impl, tmp_path)
+    rng = random.Random(4)
+    started = time.perf_counter()
+    failures = [
+        failed
+        for _ in range(forks)
+        if (failed := _fork_during_move(impl, tmp_path, rng.randint(1, lines), 5)) is not None
+    ]
+    _report(record_property, "forks during move_from", (forks, time.perf_counter() - started))
+    assert not failures, failures

@@ -1,0 +1,300 @@
+"""The reference's interrupt deferral, held descriptors, fork reset, odd outputs and sweep races
+(FBD-INTR-1, FBD-IDENT-1, FBD-FORK-2, FBD-FAULT-3, FBD-SWEEP-4), case by case."""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import signal
+import threading
+import weakref
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import reference.file_backed as file_backed
+from conformance.harness.child import dead_pid
+from conformance.harness.interrupts import deliver_sigint, interrupting
+from reference import Cord, FileBackedData, FileChangedError
+from reference.sweep import sweep
+
+
+def _source(tmp_path: Path, data: bytes = b"data" * 100) -> Path:
+    path = tmp_path / "source.bin"
+    path.write_bytes(data)
+    return path
+
+
+def test_the_registry_lock_is_new_after_fork() -> None:
+    before = file_backed._owners_lock
+    file_backed._reset_after_fork()
+    try:
+        assert file_backed._owners_lock is not before
+    finally:
+        file_backed._owners_lock = before
+
+
+def test_an_interrupt_after_the_move_puts_the_source_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = _source(tmp_path)
+    real_replace = os.replace
+
+    def replace(*args: Any) -> None:
+        real_replace(*args)
+        deliver_sigint()  # SIGINT right after the rename, and again after the rename back
+
+    monkeypatch.setattr(os, "replace", replace)
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            FileBackedData.move_from(str(source))
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    monkeypatch.undo()
+    assert os.listdir(tmp_path) == ["source.bin"]
+    FileBackedData(str(source), cleanup=True).close()  # nobody owns it
+
+
+def test_an_interrupt_in_the_owning_constructor_leaves_the_file_unowned(tmp_path: Path) -> None:
+    source = _source(tmp_path)
+    with pytest.raises(KeyboardInterrupt), interrupting({5}):  # after the held descriptor's fstat
+        FileBackedData(str(source), cleanup=True)
+    assert file_backed._owners == {}
+    assert source.exists()
+
+
+def test_a_handler_that_does_not_raise_lets_the_call_complete(tmp_path: Path) -> None:
+    seen: list[int] = []
+    source = _source(tmp_path)
+    with interrupting({1}):
+        signal.signal(signal.SIGINT, lambda signum, frame: seen.append(signum))
+        blob = FileBackedData.move_from(str(source))
+    assert seen == [signal.SIGINT]
+    assert not source.exists()
+    blob.close()
+
+
+def test_a_failure_while_an_interrupt_is_deferred_raises_the_interrupt() -> None:
+    def fail() -> None:
+        deliver_sigint()
+        raise OSError(errno.EIO, "failed")
+
+    with interrupting(), pytest.raises(KeyboardInterrupt) as raised:
+        file_backed._atomically(fail, lambda _: None)
+    assert isinstance(raised.value.__context__, OSError)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_nothing_is_deferred_outside_the_main_thread(tmp_path: Path) -> None:
+    done: list[object] = []
+    source = _source(tmp_path)
+    thread = threading.Thread(target=lambda: done.append(FileBackedData.move_from(str(source))))
+    thread.start()
+    thread.join()
+    blob = done.pop()
+    assert isinstance(blob, FileBackedData)
+    blob.close()
+    assert os.listdir(tmp_path) == []
+
+
+def test_release_at_exit_removes_every_owned_file_and_ignores_sigint(tmp_path: Path) -> None:
+    blobs = [FileBackedData.move_from(str(_source(tmp_path, bytes([i])))) for i in range(3)]
+    with interrupting(range(1000)):  # SIGINT before and after every call of the release
+        file_backed._release_all_at_exit()
+    assert os.listdir(tmp_path) == []
+    assert all(not os.path.exists(b.path) for b in blobs)
+    for blob in blobs:
+        blob.close()  # already released: nothing to do
+
+
+def test_release_at_exit_outside_the_main_thread(tmp_path: Path) -> None:
+    blob = FileBackedData.move_from(str(_source(tmp_path)))
+    thread = threading.Thread(target=file_backed._release_all_at_exit)
+    thread.start()
+    thread.join()
+    assert os.listdir(tmp_path) == []
+    blob.close()
+
+
+def test_a_file_replaced_between_stat_and_open_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = _source(tmp_path)
+    real_fstat = os.fstat
+
+    class Other:
+        def __init__(self, st: os.stat_result) -> None:
+            self.st_dev, self.st_ino = st.st_dev, st.st_ino + 1
+
+    monkeypatch.setattr(os, "fstat", lambda fd: Other(real_fstat(fd)))
+    with pytest.raises(FileChangedError, match="replaced while it was being wrapped"):
+        FileBackedData(str(source), cleanup=True)
+    monkeypatch.undo()
+    assert file_backed._owners == {}
+    assert source.exists()
+
+
+class _Full(io.RawIOBase):
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> None:
+        return None
+
+
+def test_a_full_non_blocking_output(tmp_path: Path) -> None:
+    blob = FileBackedData(str(_source(tmp_path)))
+    sink = _Full()
+    with pytest.raises(BlockingIOError, match="took none of 400 bytes") as raised:
+        Cord(blob).write_to_file(sink)
+    assert raised.value.errno == errno.EAGAIN
+    blob.close()
+
+
+def test_none_is_no_output(tmp_path: Path) -> None:
+    blob = FileBackedData(str(_source(tmp_path)))
+    with pytest.raises(TypeError, match="not NoneType: None"):
+        blob.write_to_file(None)  # type: ignore[arg-type]  # the error under test
+    blob.close()
+
+
+def test_a_placeholder_that_vanishes_mid_sweep(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    name = f".executorch_{dead_pid()}_abcdefgh.data"
+    (tmp_path / name).write_bytes(b"orphan")
+    real_stat = os.stat
+
+    def stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if path == name:
+            os.unlink(tmp_path / name)
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    result = sweep(tmp_path)
+    assert (result.removed, result.kept) == ([], [])
+
+
+def test_release_at_exit_skips_an_entry_whose_owner_is_gone(tmp_path: Path) -> None:
+    class Gone:
+        pass
+
+    dead = weakref.ref(Gone())  # collected at once: a registry entry no live owner holds
+    file_backed._owners[(0, 0)] = dead  # type: ignore[assignment]  # any dead reference will do
+    try:
+        file_backed._release_all_at_exit()
+    finally:
+        del file_backed._owners[(0, 0)]
+
+
+def _sparse(path: Path, size: int, head: bytes, tail: bytes) -> Path:
+    with open(path, "wb") as f:
+        f.write(head)
+        f.truncate(size - len(tail))
+        f.seek(size - len(tail))
+        f.write(tail)
+    return path
+
+
+def _written(blob: FileBackedData, out_path: Path, mode: str = "wb") -> bytes:
+    with open(out_path, mode) as out:
+        blob.write_to_file(out)
+    return out_path.read_bytes()
+
+
+def test_holes_into_an_append_mode_file_are_written(tmp_path: Path) -> None:
+    source = _sparse(tmp_path / "s.bin", 1 << 20, b"h" * 10, b"t" * 10)
+    blob = FileBackedData(str(source))
+    assert _written(blob, tmp_path / "out.bin", "ab") == source.read_bytes()
+    blob.close()
+
+
+def test_a_filesystem_that_tells_no_holes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = _sparse(tmp_path / "s.bin", 1 << 20, b"h" * 10, b"t" * 10)
+    blob = FileBackedData(str(source))
+    real_lseek = os.lseek
+
+    def lseek(fd: int, pos: int, how: int) -> int:
+        if how == os.SEEK_DATA:
+            raise OSError(errno.EINVAL, "no SEEK_DATA here")
+        return real_lseek(fd, pos, how)
+
+    monkeypatch.setattr(os, "lseek", lseek)
+    assert _written(blob, tmp_path / "out.bin") == source.read_bytes()
+    blob.close()
+
+
+def test_a_kernel_copy_that_stops_in_a_data_range(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = _sparse(tmp_path / "s.bin", 1 << 20, b"h" * 10, b"t" * 10)
+    blob = FileBackedData(str(source))
+    monkeypatch.setattr(file_backed, "_kernel_copies", lambda: [])
+    assert _written(blob, tmp_path / "out.bin") == source.read_bytes()
+    blob.close()
+
+
+def test_a_file_that_shrank_behind_its_holes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = _sparse(tmp_path / "s.bin", 1 << 20, b"h" * 10, b"")
+    blob = FileBackedData(str(source))
+    real_lseek = os.lseek
+
+    def lseek(fd: int, pos: int, how: int) -> int:
+        if how == os.SEEK_DATA and pos > 0:
+            os.truncate(source, 100)  # shrinks while the hole is being skipped
+        return real_lseek(fd, pos, how)
+
+    monkeypatch.setattr(os, "lseek", lseek)
+    with pytest.raises(FileChangedError, match="recorded 1048576 bytes, now 100"):
+        _written(blob, tmp_path / "out.bin")
+    blob.close()
+
+
+def test_a_pipe_gets_the_zeros(tmp_path: Path) -> None:
+    source = _sparse(tmp_path / "s.bin", 1 << 16, b"h", b"t")
+    blob = FileBackedData(str(source))
+    read_end, write_end = os.pipe()
+    with open(write_end, "wb") as out:
+        done = threading.Thread(target=blob.write_to_file, args=(out,))
+        done.start()
+        with open(read_end, "rb") as reader:
+            data = reader.read(1 << 16)
+        done.join()
+    assert data == source.read_bytes()
+    blob.close()
+
+
+@pytest.mark.parametrize("tail", [b"t" * 10, b""], ids=["data-at-the-end", "hole-at-the-end"])
+def test_holes_are_skipped_in_a_fresh_file(tmp_path: Path, tail: bytes) -> None:
+    source = _sparse(tmp_path / "s.bin", 8 << 20, b"h" * 10, tail)
+    if source.stat().st_blocks * 512 > 1 << 20:
+        pytest.skip("this filesystem does not keep holes")
+    blob = FileBackedData(str(source))
+    out_path = tmp_path / "out.bin"
+    assert _written(blob, out_path) == source.read_bytes()
+    assert out_path.stat().st_blocks * 512 < 1 << 20
+    blob.close()
+
+
+def test_a_source_replaced_before_its_descriptor_was_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = _source(tmp_path)
+    real_fstat = os.fstat
+
+    class Other:
+        def __init__(self, st: os.stat_result) -> None:
+            self.st_dev, self.st_ino = st.st_dev, st.st_ino + 1
+
+    monkeypatch.setattr(os, "fstat", lambda fd: Other(real_fstat(fd)))
+    before = set(os.listdir("/proc/self/fd"))
+    with pytest.raises(FileChangedError, match="replaced while it was being wrapped"):
+        FileBackedData.move_from(str(source))
+    monkeypatch.undo()
+    assert set(os.listdir("/proc/self/fd")) <= before  # the held descriptor was closed
+    assert os.listdir(tmp_path) == ["source.bin"]
