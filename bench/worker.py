@@ -25,7 +25,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-MiB = 1 << 20
+# Run as a script under any interpreter: the repository's root makes bench/ importable.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.cases import op_scale
+from bench.units import MiB
+
 HEADER = b"H" * 16
 """Written before each blob by the end-to-end run, as a serializer writes its segment headers."""
 
@@ -455,6 +459,7 @@ OPS: dict[str, Callable[..., tuple[float, dict[str, Any]]]] = {
     "move": op_move,
     "end_to_end": op_end_to_end,
     "memory": op_memory,
+    "scale": op_scale,
 }
 
 

@@ -102,13 +102,17 @@ def _checked(
         raise TypeError(f"alignment must be int, not {type(alignment).__name__}: {alignment!r}")
     if alignment <= 0:
         raise ValueError(f"Alignment must be greater than 0, received {alignment}.")
+    return key, data, alignment, _tag(external_tag)
+
+
+def _tag(external_tag: object) -> str | None:
     if external_tag is not None and not isinstance(external_tag, str):
         raise TypeError(
             f"external_tag must be str or None, not {type(external_tag).__name__}: {external_tag!r}"
         )
     if external_tag == "":
         raise ValueError("external_tag must not be empty (use None for data inline in the PTE)")
-    return key, data, alignment, external_tag
+    return external_tag
 
 
 def _map(what: str, value: object) -> Mapping[object, DataEntry]:
@@ -119,7 +123,7 @@ def _map(what: str, value: object) -> Mapping[object, DataEntry]:
 
 def _replay(
     other: NamedDataStoreOutput,
-) -> Iterator[tuple[object, CordBuffer, object, object, object]]:
+) -> Iterator[tuple[object, CordBuffer, object, str | None, object, DataEntry]]:
     """Every entry of ``other`` as add arguments: inline ones first, then each tag's, in order."""
     buffers: object = other.buffers
     if not isinstance(buffers, (list, Sequence)):
@@ -131,7 +135,8 @@ def _replay(
         (None, _map("pte_data", other.pte_data))
     ]
     maps += [(tag, _map(f"external_data[{tag!r}]", m)) for tag, m in external.items()]
-    for tag, entries in maps:
+    for where, entries in maps:
+        tag = _tag(where) if entries else None  # checked once per map, as add would check it
         for key, entry in entries.items():
             if key in seen:
                 raise ValueError(
@@ -149,7 +154,7 @@ def _replay(
                 raise ValueError(
                     f"entry {key!r} refers to buffer {index!r}, but the output has {count}"
                 )
-            yield key, buffers[index], alignment, tag, layout
+            yield key, buffers[index], alignment, tag, layout, entry
 
 
 def _undo(action: Callable[[], None]) -> None:
@@ -190,7 +195,16 @@ class NamedDataStore:
     ) -> None:
         """Add ``data`` under ``key``, inline (no tag) or for an external file; atomic on error
         and on interruption."""
-        self._add(*_checked(key, data, alignment, external_tag), tensor_layout)
+        if (
+            type(key) is str
+            and type(data) is bytes
+            and type(alignment) is int
+            and alignment > 0
+            and (external_tag is None or (type(external_tag) is str and external_tag))
+        ):  # the usual arguments, checked by type alone: _checked says what is wrong otherwise
+            self._add(key, data, alignment, external_tag, tensor_layout)
+        else:
+            self._add(*_checked(key, data, alignment, external_tag), tensor_layout)
 
     def get_named_data_store_output(self) -> NamedDataStoreOutput:
         """A snapshot: later changes to the store never show through it; buffers by identity.
@@ -198,9 +212,12 @@ class NamedDataStore:
         It costs O(tags): the store's containers are only ever appended to while lent, so the
         snapshot is their lengths now, and copying waits for the first read of a field."""
         lent = self._lent
-        external = [(tag, m, len(m)) for tag, m in self.external_data.items() if m]
-        lent.update(id(m) for _, m, _ in external)
         lent.add(id(self.pte_data))
+        external = []
+        for tag, entries in self.external_data.items():
+            if entries:
+                external.append((tag, entries, len(entries)))
+                lent.add(id(entries))
         out: NamedDataStoreOutput = _new(NamedDataStoreOutput)
         out.__dict__["_view"] = (
             self.buffers,
@@ -215,8 +232,7 @@ class NamedDataStore:
         """Add every entry of ``other``, which is never changed, nor its files; all or nothing,
         also when interrupted. Costs O(len(other)), whatever the size of this store."""
         stage = _Stage(self)
-        for key, data, alignment, tag, layout in _replay(other):
-            stage.add(*_checked(key, data, alignment, tag), layout)
+        stage.merge(other)
         stage.commit()
 
     def externalize_pte_data(self, max_data_bytes: int, tag_prefix: str) -> None:
@@ -367,18 +383,74 @@ class _Stage:
     """Additions to a store found without changing it, then committed in a few steps, each
     undone (idempotently) if the commit is interrupted: the store is as before or as after."""
 
+    __slots__ = (
+        "buffers",
+        "digests",
+        "fps",
+        "ids",
+        "index",
+        "maps",
+        "old",
+        "old_fps",
+        "start",
+        "store",
+        "tags",
+    )
+
     def __init__(self, store: NamedDataStore) -> None:
         self.store = store
         self.start = len(store.buffers)
         self.buffers: list[CordBuffer] = []  # new buffers, at start, start + 1, ...
         self.fps: dict[_Fingerprint, int | None] = {}  # changes to store._fps
-        self.old_fps: dict[_Fingerprint, object] = {}  # their values before (or _MISSING)
+        self.old_fps: dict[_Fingerprint, int | None] = {}  # values before, of those it had
         self.index: dict[tuple[_Fingerprint, bytes], int] = {}  # of new buffers only
         self.ids: dict[int, int] = {}  # of new buffers only
         self.digests: dict[int, bytes] = {}  # of new buffers only
         self.maps: dict[str | None, dict[str, DataEntry]] = {}  # new and changed entries by tag
         self.old: dict[tuple[str | None, str], DataEntry] = {}  # changed entries as they were
         self.tags: dict[str, str | None] = {}  # new keys
+
+    def merge(self, other: NamedDataStoreOutput) -> None:
+        """Stage every entry of ``other``, validated as ``_replay`` does; a new fingerprint of a
+        ``bytes`` blob, the usual case, is staged here without the general path's calls."""
+        store = self.store
+        tags, fps, sfps = store._tags, store._fps, self.fps
+        stored, staged, start = store.buffers, self.buffers, self.start
+        for key, data, alignment, tag, layout, entry in _replay(other):
+            if (
+                type(data) is bytes
+                and type(key) is str
+                and type(alignment) is int
+                and alignment > 0
+                and key not in tags
+            ):
+                fingerprint = (len(data), data[:FINGERPRINT_PREFIX])
+                index = None
+                if fingerprint not in sfps:
+                    state = fps.get(fingerprint, _MISSING)
+                    if state is _MISSING:
+                        index = start + len(staged)
+                        staged.append(data)
+                        sfps[fingerprint] = index
+                    elif isinstance(state, int):  # one stored buffer has the fingerprint
+                        buffer = stored[state]
+                        if buffer is data:
+                            index = state
+                        else:
+                            index = self._second(
+                                fingerprint, state, buffer, data, hashlib.sha256(data).digest()
+                            )
+                if index is not None:
+                    if type(entry) is not DataEntry or entry.buffer_index != index:
+                        entry = _entry(index, alignment, layout)  # else theirs, frozen, is ours
+                    maps = self.maps
+                    entries = maps.get(tag)
+                    if entries is None:
+                        entries = maps[tag] = {}
+                    entries[key] = entry
+                    self.tags[key] = tag
+                    continue
+            self.add(*_checked(key, data, alignment, tag), layout)
 
     def add(
         self, key: str, data: CordBuffer, alignment: int, tag: str | None, layout: object
@@ -422,16 +494,7 @@ class _Stage:
             buffer = self._buffer(lone)
             if buffer is data:
                 return lone
-            digest, known = _digest(data), self._digest(lone)
-            if digest == known:
-                return lone
-            # A second buffer for the fingerprint: both go into the digest index.
-            self._index_buffer(fingerprint, known, lone, buffer)
-            self._set_fp(fingerprint, None)
-            index = self._new(data)
-            self._index_buffer(fingerprint, digest, index, data)
-            self.digests[index] = digest
-            return index
+            return self._second(fingerprint, lone, buffer, data, _digest(data))
         found = self.ids.get(id(data))
         if found is None:
             found = self.store._ids.get(id(data))
@@ -443,6 +506,26 @@ class _Stage:
             found = self.store._index.get((fingerprint, digest))
         if found is not None:
             return found
+        index = self._new(data)
+        self._index_buffer(fingerprint, digest, index, data)
+        self.digests[index] = digest
+        return index
+
+    def _second(
+        self,
+        fingerprint: _Fingerprint,
+        lone: int,
+        buffer: CordBuffer,
+        data: CordBuffer,
+        digest: bytes,
+    ) -> int:
+        """``data``, of digest ``digest``, against ``buffer``, the one buffer of its fingerprint:
+        the same index if equal, else a new buffer, and both go into the digest index."""
+        known = self._digest(lone)
+        if digest == known:
+            return lone
+        self._index_buffer(fingerprint, known, lone, buffer)
+        self._set_fp(fingerprint, None)
         index = self._new(data)
         self._index_buffer(fingerprint, digest, index, data)
         self.digests[index] = digest
@@ -465,8 +548,9 @@ class _Stage:
         return digest
 
     def _set_fp(self, fingerprint: _Fingerprint, state: int | None) -> None:
-        if fingerprint not in self.old_fps:
-            self.old_fps[fingerprint] = self.store._fps.get(fingerprint, _MISSING)
+        fps = self.store._fps
+        if fingerprint not in self.fps and fingerprint in fps:
+            self.old_fps[fingerprint] = fps[fingerprint]
         self.fps[fingerprint] = state
 
     def _index_buffer(
@@ -484,14 +568,16 @@ class _Stage:
         store = self.store
         try:
             store.buffers.extend(self.buffers)
-            store._digests.update(self.digests)
-            store._index.update(self.index)
-            store._ids.update(self.ids)
+            if self.digests:
+                store._digests.update(self.digests)
+            if self.index:  # with the ids of the new buffers that collided
+                store._index.update(self.index)
+                store._ids.update(self.ids)
             store._fps.update(self.fps)
             for tag, entries in self.maps.items():
                 if tag is not None and tag not in store.external_data:
                     store.external_data[tag] = dict(entries)
-                elif any((tag, key) in self.old for key in entries):
+                elif self.old and any((tag, key) in self.old for key in entries):
                     store._unlend(tag).update(entries)
                 else:
                     store._entries(tag).update(entries)
@@ -509,11 +595,11 @@ class _Stage:
             store._index.pop(pair, None)
         for identity in self.ids:
             store._ids.pop(identity, None)
-        for fingerprint, state in self.old_fps.items():
-            if state is _MISSING:
-                store._fps.pop(fingerprint, None)
+        for fingerprint in self.fps:
+            if fingerprint in self.old_fps:
+                store._fps[fingerprint] = self.old_fps[fingerprint]
             else:
-                store._fps[fingerprint] = state  # type: ignore[assignment]  # an int or None
+                store._fps.pop(fingerprint, None)
         for tag, entries in self.maps.items():
             if tag is not None and tag not in store.external_data:
                 continue
