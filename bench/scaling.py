@@ -38,9 +38,8 @@ def fit(points: list[tuple[int, float]]) -> float | None:
     xs = [math.log(n) for n, _ in points]
     ys = [math.log(max(t, 1e-9)) for _, t in points]
     mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum(
-        (x - mx) ** 2 for x in xs
-    )
+    covariance = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True))
+    return float(covariance / sum((x - mx) ** 2 for x in xs))
 
 
 def predicted(points: list[tuple[int, float]], n: int) -> float:
@@ -49,7 +48,7 @@ def predicted(points: list[tuple[int, float]], n: int) -> float:
         return 0.0
     exponent = fit(points[-2:]) if len(points) >= 2 else 1.0
     last_n, last_t = points[-1]
-    return last_t * (n / last_n) ** max(1.0, exponent or 1.0)
+    return float(last_t * (n / last_n) ** max(1.0, exponent or 1.0))
 
 
 def run_scaling(args: argparse.Namespace) -> dict[str, Any]:
@@ -69,10 +68,11 @@ def run_scaling(args: argparse.Namespace) -> dict[str, Any]:
     description = machine(parent)
     try:
         with workspace(args.dir) as work:
+            files = work / "files"  # the first n of them for each n
+            files.mkdir()
+            if "output_files" in cases:
+                write_files(str(files), sizes[-1])
             for n in sizes:
-                files = work / f"files{n}"
-                files.mkdir()
-                write_files(str(files), n)
                 for case in cases:
                     requests: dict[str, dict[str, Any]] = {}
                     for variant in MEASURED:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice
 
@@ -124,20 +124,30 @@ def _map(what: str, value: object) -> Mapping[object, DataEntry]:
 def _replay(
     other: NamedDataStoreOutput,
 ) -> Iterator[tuple[object, CordBuffer, object, str | None, object, DataEntry]]:
-    """Every entry of ``other`` as add arguments: inline ones first, then each tag's, in order."""
-    buffers: object = other.buffers
-    if not isinstance(buffers, (list, Sequence)):
-        raise TypeError(f"buffers must be a list, not {type(buffers).__name__}: {buffers!r}")
-    count = len(buffers)
+    """Every entry of ``other`` as add arguments: inline ones first, then each tag's, in order.
+    A store's snapshot not read yet is replayed from the store's containers, without a copy."""
+    view: _View | None = (
+        other.__dict__.get("_view") if type(other) is NamedDataStoreOutput else None
+    )
+    maps: list[tuple[object, Iterable[tuple[object, DataEntry]], int]]
+    if view is not None:
+        buffers, count, pte, inline, external = view
+        maps = [(None, islice(pte.items(), inline), inline)]
+        maps += [(tag, islice(m.items(), n), n) for tag, m, n in external]
+    else:
+        given: object = other.buffers
+        if not isinstance(given, (list, Sequence)):
+            raise TypeError(f"buffers must be a list, not {type(given).__name__}: {given!r}")
+        buffers, count = given, len(given)  # type: ignore[assignment]  # a sequence of blobs
+        pte_map = _map("pte_data", other.pte_data)
+        maps = [(None, pte_map.items(), len(pte_map))]
+        for tag, m in _map("external_data", other.external_data).items():
+            checked = _map(f"external_data[{tag!r}]", m)
+            maps.append((tag, checked.items(), len(checked)))
     seen: dict[object, object] = {}
-    external = _map("external_data", other.external_data)
-    maps: list[tuple[object, Mapping[object, DataEntry]]] = [
-        (None, _map("pte_data", other.pte_data))
-    ]
-    maps += [(tag, _map(f"external_data[{tag!r}]", m)) for tag, m in external.items()]
-    for where, entries in maps:
-        tag = _tag(where) if entries else None  # checked once per map, as add would check it
-        for key, entry in entries.items():
+    for where, items, size in maps:
+        tag = _tag(where) if size else None  # checked once per map, as add would check it
+        for key, entry in items:
             if key in seen:
                 raise ValueError(
                     f"key {key!r} appears twice in the output: "
@@ -150,7 +160,9 @@ def _replay(
                 raise TypeError(
                     f"entry {key!r} must be a DataEntry, not {type(entry).__name__}: {entry!r}"
                 ) from None
-            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
+            if (
+                type(index) is not int and (isinstance(index, bool) or not isinstance(index, int))
+            ) or not 0 <= index < count:
                 raise ValueError(
                     f"entry {key!r} refers to buffer {index!r}, but the output has {count}"
                 )
@@ -394,7 +406,6 @@ class _Stage:
         "old_fps",
         "start",
         "store",
-        "tags",
     )
 
     def __init__(self, store: NamedDataStore) -> None:
@@ -408,7 +419,6 @@ class _Stage:
         self.digests: dict[int, bytes] = {}  # of new buffers only
         self.maps: dict[str | None, dict[str, DataEntry]] = {}  # new and changed entries by tag
         self.old: dict[tuple[str | None, str], DataEntry] = {}  # changed entries as they were
-        self.tags: dict[str, str | None] = {}  # new keys
 
     def merge(self, other: NamedDataStoreOutput) -> None:
         """Stage every entry of ``other``, validated as ``_replay`` does; a new fingerprint of a
@@ -416,6 +426,8 @@ class _Stage:
         store = self.store
         tags, fps, sfps = store._tags, store._fps, self.fps
         stored, staged, start = store.buffers, self.buffers, self.start
+        last_tag: object = _MISSING
+        entries: dict[str, DataEntry] | None = None
         for key, data, alignment, tag, layout, entry in _replay(other):
             if (
                 type(data) is bytes
@@ -443,12 +455,12 @@ class _Stage:
                 if index is not None:
                     if type(entry) is not DataEntry or entry.buffer_index != index:
                         entry = _entry(index, alignment, layout)  # else theirs, frozen, is ours
-                    maps = self.maps
-                    entries = maps.get(tag)
-                    if entries is None:
-                        entries = maps[tag] = {}
+                    if tag != last_tag or entries is None:  # entries come grouped by tag
+                        entries = self.maps.get(tag)
+                        if entries is None:
+                            entries = self.maps[tag] = {}
+                        last_tag = tag
                     entries[key] = entry
-                    self.tags[key] = tag
                     continue
             self.add(*_checked(key, data, alignment, tag), layout)
 
@@ -479,7 +491,6 @@ class _Stage:
         self.maps.setdefault(tag, {})[key] = _entry(
             self._place(data, fingerprint), alignment, layout
         )
-        self.tags[key] = tag
 
     def _place(self, data: CordBuffer, fingerprint: _Fingerprint) -> int:
         state = self.fps.get(fingerprint, _MISSING)
@@ -574,14 +585,21 @@ class _Stage:
                 store._index.update(self.index)
                 store._ids.update(self.ids)
             store._fps.update(self.fps)
+            old = self.old
             for tag, entries in self.maps.items():
                 if tag is not None and tag not in store.external_data:
-                    store.external_data[tag] = dict(entries)
-                elif self.old and any((tag, key) in self.old for key in entries):
+                    store.external_data[tag] = entries  # the stage's own map, handed over
+                elif old and any((tag, key) in old for key in entries):
                     store._unlend(tag).update(entries)
+                elif tag is None and not store.pte_data:
+                    store.pte_data = entries  # into an empty map: handed over, not copied
                 else:
                     store._entries(tag).update(entries)
-            store._tags.update(self.tags)
+            for tag, entries in self.maps.items():
+                if old:
+                    store._tags.update({k: tag for k in entries if (tag, k) not in old})
+                else:
+                    store._tags.update(dict.fromkeys(entries, tag))
         except BaseException:
             _undo(self._undo)
             raise
@@ -601,10 +619,14 @@ class _Stage:
             else:
                 store._fps.pop(fingerprint, None)
         for tag, entries in self.maps.items():
+            keys = list(entries)  # the store may hold ``entries`` itself, and lose keys below
+            for key in keys:
+                if (tag, key) not in self.old:
+                    store._tags.pop(key, None)
             if tag is not None and tag not in store.external_data:
                 continue
             target = store._entries(tag)
-            for key in entries:
+            for key in keys:
                 old = self.old.get((tag, key))
                 if old is not None:
                     target[key] = old
@@ -612,5 +634,3 @@ class _Stage:
                     target.pop(key, None)
             if tag is not None and not target:
                 del store.external_data[tag]
-        for key in self.tags:
-            store._tags.pop(key, None)
