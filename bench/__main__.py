@@ -1,6 +1,7 @@
 """``python -m bench``: the reference, ExecuTorch and the machine's floor, measured in one run.
 
-Small by default (about a minute); ``--size 4G`` for the full run of docs/performance.md.
+Small by default (about a minute); ``--size 4G`` for the full run of docs/performance.md;
+``--scaling`` for how the store's operations grow with the number of entries (bench/scaling.py).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import signal
 import sys
 from pathlib import Path
 
-from . import report
+from . import report, scaling
 from .run import parse_size, run
 
 
@@ -50,11 +51,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--plot", metavar="PATH", default="bench-throughput.png", help="PNG of throughput"
     )
+    scaling.add_arguments(parser)
     args = parser.parse_args(argv)
-    if args.dedup_count is None:
-        args.dedup_count = 1000 if args.size >= 1 << 30 else 200
     # SIGTERM ends the run like Ctrl-C, so that the files it made are removed
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
+    if args.scaling:
+        return scaling.main(args)
+    if args.dedup_count is None:
+        args.dedup_count = 1000 if args.size >= 1 << 30 else 200
     result = run(args)
     text = report.markdown(result)
     print()

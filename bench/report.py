@@ -5,16 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-MiB = 1 << 20
-VARIANTS = ("floor", "reference", "executorch")
-LABELS = {"floor": "floor", "reference": "reference", "executorch": "ExecuTorch"}
-
-
-def human(size: float) -> str:
-    for unit, scale in (("GiB", 1 << 30), ("MiB", MiB), ("KiB", 1 << 10)):
-        if size >= scale:
-            return f"{size / scale:.1f} {unit}"
-    return f"{size:.0f} B"
+from .units import LABELS, VARIANTS, human
 
 
 def time_cell(seconds: float | None, unit: str) -> str:

@@ -25,12 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .units import LABELS, VARIANTS, GiB, MiB, human
+
 WORKER = Path(__file__).with_name("worker.py")
 REPO = Path(__file__).resolve().parent.parent
-MiB = 1 << 20
-GiB = 1 << 30
-VARIANTS = ("floor", "reference", "executorch")
-LABELS = {"floor": "floor", "reference": "reference", "executorch": "ExecuTorch"}
 DEDUP_BLOB = MiB
 """Size of each file of the dedup figures (the issue's 1,000 × 1 MiB)."""
 INNER_BYTES = 64 * MiB
@@ -43,14 +41,6 @@ def parse_size(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a size: {text!r} (e.g. 64M, 1G, 4G)")
     unit = {"": 1, "K": 1 << 10, "M": MiB, "G": GiB}[match.group(2).upper()]
     return int(match.group(1)) * unit
-
-
-def human(size: float) -> str:
-    for unit, scale in (("GiB", GiB), ("MiB", MiB), ("KiB", 1 << 10)):
-        if size >= scale:
-            value = size / scale
-            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
-    return f"{size:.0f} B"
 
 
 # --------------------------------------------------------------------------------------------

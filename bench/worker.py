@@ -14,6 +14,8 @@ import argparse
 import contextlib
 import gc
 import hashlib
+import importlib
+import importlib.metadata
 import io
 import json
 import os
@@ -25,7 +27,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-MiB = 1 << 20
+# Run as a script under any interpreter: the repository's root makes bench/ importable.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.cases import op_scale
+from bench.units import MiB
+
 HEADER = b"H" * 16
 """Written before each blob by the end-to-end run, as a serializer writes its segment headers."""
 
@@ -86,24 +92,22 @@ class Impl:
 
     def __init__(self, name: str, repo: str) -> None:
         self.name = name
+        self.Cord: Any = None
+        self.FileBackedData: Any = None
+        self.NamedDataStore: Any = None
+        self.version = "floor"
         if name == "reference":
             sys.path.insert(0, repo)
-            from reference import Cord, FileBackedData, NamedDataStore
-
+            cord = store = importlib.import_module("reference")
             self.version = "reference"
         elif name == "executorch":
-            import importlib.metadata
-
-            from executorch.exir._serialize._cord import Cord, FileBackedData
-            from executorch.exir._serialize._named_data_store import NamedDataStore
-
+            cord = importlib.import_module("executorch.exir._serialize._cord")
+            store = importlib.import_module("executorch.exir._serialize._named_data_store")
             self.version = importlib.metadata.version("executorch")
         else:
-            Cord = FileBackedData = NamedDataStore = None
-            self.version = "floor"
-        self.Cord: Any = Cord
-        self.FileBackedData: Any = FileBackedData
-        self.NamedDataStore: Any = NamedDataStore
+            return
+        self.Cord, self.FileBackedData = cord.Cord, cord.FileBackedData
+        self.NamedDataStore = store.NamedDataStore
 
 
 # The floor of each operation: the same bytes moved or hashed with the fewest calls the OS offers.
@@ -241,10 +245,13 @@ def op_bytesio(
         if prefaulted:  # a memcpy from the page cache into memory already mapped
             buffer = bytearray(size)
             return timed(lambda: readinto_all(path, buffer)), {}
+
         # what a BytesIO must at least do: get fresh memory for the blob, and read into it
-        return timed(
-            lambda: [readinto_all(path, bytearray(size)) for _ in range(inner)]
-        ) / inner, {}
+        def fresh_buffers() -> None:
+            for _ in range(inner):
+                readinto_all(path, bytearray(size))
+
+        return timed(fresh_buffers) / inner, {}
     blob = impl.FileBackedData(path)
 
     def run() -> None:
@@ -313,7 +320,7 @@ def op_dedup_bytes(impl: Impl, count: int, size: int) -> tuple[float, dict[str, 
     first is a fingerprint match that only digests settle."""
     blobs = [bytes(size - 8) + struct.pack("<q", i) for i in range(count)]
     counting = Counting()
-    hashlib.sha256 = counting  # both implementations look it up at call time
+    setattr(hashlib, "sha256", counting)  # noqa: B010  (both implementations look it up at call time)
     try:
         if impl.NamedDataStore is None:
             seconds = timed(lambda: [hashlib.sha256(blob).digest() for blob in blobs])
@@ -327,7 +334,7 @@ def op_dedup_bytes(impl: Impl, count: int, size: int) -> tuple[float, dict[str, 
             seconds = timed(run)
             assert len(store.get_named_data_store_output().buffers) == count
     finally:
-        hashlib.sha256 = counting.real
+        setattr(hashlib, "sha256", counting.real)  # noqa: B010
     return seconds, {"hash_calls": counting.calls, "hashed_bytes": counting.hashed}
 
 
@@ -340,7 +347,12 @@ def op_move(impl: Impl, directory: str, count: int) -> tuple[float, dict[str, An
     moved: list[Any] = []
     if impl.FileBackedData is None:
         targets = [f"{path}.renamed" for path in sources]
-        seconds = timed(lambda: [os.rename(s, t) for s, t in zip(sources, targets, strict=True)])
+
+        def renames() -> None:
+            for source, target in zip(sources, targets, strict=True):
+                os.rename(source, target)
+
+        seconds = timed(renames)
         for path in targets:
             os.unlink(path)
     else:
@@ -455,6 +467,7 @@ OPS: dict[str, Callable[..., tuple[float, dict[str, Any]]]] = {
     "move": op_move,
     "end_to_end": op_end_to_end,
     "memory": op_memory,
+    "scale": op_scale,
 }
 
 

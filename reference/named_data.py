@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice
 
@@ -102,13 +102,17 @@ def _checked(
         raise TypeError(f"alignment must be int, not {type(alignment).__name__}: {alignment!r}")
     if alignment <= 0:
         raise ValueError(f"Alignment must be greater than 0, received {alignment}.")
+    return key, data, alignment, _tag(external_tag)
+
+
+def _tag(external_tag: object) -> str | None:
     if external_tag is not None and not isinstance(external_tag, str):
         raise TypeError(
             f"external_tag must be str or None, not {type(external_tag).__name__}: {external_tag!r}"
         )
     if external_tag == "":
         raise ValueError("external_tag must not be empty (use None for data inline in the PTE)")
-    return key, data, alignment, external_tag
+    return external_tag
 
 
 def _map(what: str, value: object) -> Mapping[object, DataEntry]:
@@ -119,20 +123,31 @@ def _map(what: str, value: object) -> Mapping[object, DataEntry]:
 
 def _replay(
     other: NamedDataStoreOutput,
-) -> Iterator[tuple[object, CordBuffer, object, object, object]]:
-    """Every entry of ``other`` as add arguments: inline ones first, then each tag's, in order."""
-    buffers: object = other.buffers
-    if not isinstance(buffers, (list, Sequence)):
-        raise TypeError(f"buffers must be a list, not {type(buffers).__name__}: {buffers!r}")
-    count = len(buffers)
+) -> Iterator[tuple[object, CordBuffer, object, str | None, object, DataEntry]]:
+    """Every entry of ``other`` as add arguments: inline ones first, then each tag's, in order.
+    A store's snapshot not read yet is replayed from the store's containers, without a copy."""
+    view: _View | None = (
+        other.__dict__.get("_view") if type(other) is NamedDataStoreOutput else None
+    )
+    maps: list[tuple[object, Iterable[tuple[object, DataEntry]], int]]
+    if view is not None:
+        buffers, count, pte, inline, external = view
+        maps = [(None, islice(pte.items(), inline), inline)]
+        maps += [(tag, islice(m.items(), n), n) for tag, m, n in external]
+    else:
+        given: object = other.buffers
+        if not isinstance(given, (list, Sequence)):
+            raise TypeError(f"buffers must be a list, not {type(given).__name__}: {given!r}")
+        buffers, count = given, len(given)  # type: ignore[assignment]  # a sequence of blobs
+        pte_map = _map("pte_data", other.pte_data)
+        maps = [(None, pte_map.items(), len(pte_map))]
+        for tag, m in _map("external_data", other.external_data).items():
+            checked = _map(f"external_data[{tag!r}]", m)
+            maps.append((tag, checked.items(), len(checked)))
     seen: dict[object, object] = {}
-    external = _map("external_data", other.external_data)
-    maps: list[tuple[object, Mapping[object, DataEntry]]] = [
-        (None, _map("pte_data", other.pte_data))
-    ]
-    maps += [(tag, _map(f"external_data[{tag!r}]", m)) for tag, m in external.items()]
-    for tag, entries in maps:
-        for key, entry in entries.items():
+    for where, items, size in maps:
+        tag = _tag(where) if size else None  # checked once per map, as add would check it
+        for key, entry in items:
             if key in seen:
                 raise ValueError(
                     f"key {key!r} appears twice in the output: "
@@ -145,11 +160,13 @@ def _replay(
                 raise TypeError(
                     f"entry {key!r} must be a DataEntry, not {type(entry).__name__}: {entry!r}"
                 ) from None
-            if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < count:
+            if (
+                type(index) is not int and (isinstance(index, bool) or not isinstance(index, int))
+            ) or not 0 <= index < count:
                 raise ValueError(
                     f"entry {key!r} refers to buffer {index!r}, but the output has {count}"
                 )
-            yield key, buffers[index], alignment, tag, layout
+            yield key, buffers[index], alignment, tag, layout, entry
 
 
 def _undo(action: Callable[[], None]) -> None:
@@ -190,7 +207,16 @@ class NamedDataStore:
     ) -> None:
         """Add ``data`` under ``key``, inline (no tag) or for an external file; atomic on error
         and on interruption."""
-        self._add(*_checked(key, data, alignment, external_tag), tensor_layout)
+        if (
+            type(key) is str
+            and type(data) is bytes
+            and type(alignment) is int
+            and alignment > 0
+            and (external_tag is None or (type(external_tag) is str and external_tag))
+        ):  # the usual arguments, checked by type alone: _checked says what is wrong otherwise
+            self._add(key, data, alignment, external_tag, tensor_layout)
+        else:
+            self._add(*_checked(key, data, alignment, external_tag), tensor_layout)
 
     def get_named_data_store_output(self) -> NamedDataStoreOutput:
         """A snapshot: later changes to the store never show through it; buffers by identity.
@@ -198,9 +224,12 @@ class NamedDataStore:
         It costs O(tags): the store's containers are only ever appended to while lent, so the
         snapshot is their lengths now, and copying waits for the first read of a field."""
         lent = self._lent
-        external = [(tag, m, len(m)) for tag, m in self.external_data.items() if m]
-        lent.update(id(m) for _, m, _ in external)
         lent.add(id(self.pte_data))
+        external = []
+        for tag, entries in self.external_data.items():
+            if entries:
+                external.append((tag, entries, len(entries)))
+                lent.add(id(entries))
         out: NamedDataStoreOutput = _new(NamedDataStoreOutput)
         out.__dict__["_view"] = (
             self.buffers,
@@ -215,8 +244,7 @@ class NamedDataStore:
         """Add every entry of ``other``, which is never changed, nor its files; all or nothing,
         also when interrupted. Costs O(len(other)), whatever the size of this store."""
         stage = _Stage(self)
-        for key, data, alignment, tag, layout in _replay(other):
-            stage.add(*_checked(key, data, alignment, tag), layout)
+        stage.merge(other)
         stage.commit()
 
     def externalize_pte_data(self, max_data_bytes: int, tag_prefix: str) -> None:
@@ -367,18 +395,74 @@ class _Stage:
     """Additions to a store found without changing it, then committed in a few steps, each
     undone (idempotently) if the commit is interrupted: the store is as before or as after."""
 
+    __slots__ = (
+        "buffers",
+        "digests",
+        "fps",
+        "ids",
+        "index",
+        "maps",
+        "old",
+        "old_fps",
+        "start",
+        "store",
+    )
+
     def __init__(self, store: NamedDataStore) -> None:
         self.store = store
         self.start = len(store.buffers)
         self.buffers: list[CordBuffer] = []  # new buffers, at start, start + 1, ...
         self.fps: dict[_Fingerprint, int | None] = {}  # changes to store._fps
-        self.old_fps: dict[_Fingerprint, object] = {}  # their values before (or _MISSING)
+        self.old_fps: dict[_Fingerprint, int | None] = {}  # values before, of those it had
         self.index: dict[tuple[_Fingerprint, bytes], int] = {}  # of new buffers only
         self.ids: dict[int, int] = {}  # of new buffers only
         self.digests: dict[int, bytes] = {}  # of new buffers only
         self.maps: dict[str | None, dict[str, DataEntry]] = {}  # new and changed entries by tag
         self.old: dict[tuple[str | None, str], DataEntry] = {}  # changed entries as they were
-        self.tags: dict[str, str | None] = {}  # new keys
+
+    def merge(self, other: NamedDataStoreOutput) -> None:
+        """Stage every entry of ``other``, validated as ``_replay`` does; a new fingerprint of a
+        ``bytes`` blob, the usual case, is staged here without the general path's calls."""
+        store = self.store
+        tags, fps, sfps = store._tags, store._fps, self.fps
+        stored, staged, start = store.buffers, self.buffers, self.start
+        last_tag: object = _MISSING
+        entries: dict[str, DataEntry] | None = None
+        for key, data, alignment, tag, layout, entry in _replay(other):
+            if (
+                type(data) is bytes
+                and type(key) is str
+                and type(alignment) is int
+                and alignment > 0
+                and key not in tags
+            ):
+                fingerprint = (len(data), data[:FINGERPRINT_PREFIX])
+                index = None
+                if fingerprint not in sfps:
+                    state = fps.get(fingerprint, _MISSING)
+                    if state is _MISSING:
+                        index = start + len(staged)
+                        staged.append(data)
+                        sfps[fingerprint] = index
+                    elif isinstance(state, int):  # one stored buffer has the fingerprint
+                        buffer = stored[state]
+                        if buffer is data:
+                            index = state
+                        else:
+                            index = self._second(
+                                fingerprint, state, buffer, data, hashlib.sha256(data).digest()
+                            )
+                if index is not None:
+                    if type(entry) is not DataEntry or entry.buffer_index != index:
+                        entry = _entry(index, alignment, layout)  # else theirs, frozen, is ours
+                    if tag != last_tag or entries is None:  # entries come grouped by tag
+                        entries = self.maps.get(tag)
+                        if entries is None:
+                            entries = self.maps[tag] = {}
+                        last_tag = tag
+                    entries[key] = entry
+                    continue
+            self.add(*_checked(key, data, alignment, tag), layout)
 
     def add(
         self, key: str, data: CordBuffer, alignment: int, tag: str | None, layout: object
@@ -407,7 +491,6 @@ class _Stage:
         self.maps.setdefault(tag, {})[key] = _entry(
             self._place(data, fingerprint), alignment, layout
         )
-        self.tags[key] = tag
 
     def _place(self, data: CordBuffer, fingerprint: _Fingerprint) -> int:
         state = self.fps.get(fingerprint, _MISSING)
@@ -422,16 +505,7 @@ class _Stage:
             buffer = self._buffer(lone)
             if buffer is data:
                 return lone
-            digest, known = _digest(data), self._digest(lone)
-            if digest == known:
-                return lone
-            # A second buffer for the fingerprint: both go into the digest index.
-            self._index_buffer(fingerprint, known, lone, buffer)
-            self._set_fp(fingerprint, None)
-            index = self._new(data)
-            self._index_buffer(fingerprint, digest, index, data)
-            self.digests[index] = digest
-            return index
+            return self._second(fingerprint, lone, buffer, data, _digest(data))
         found = self.ids.get(id(data))
         if found is None:
             found = self.store._ids.get(id(data))
@@ -443,6 +517,26 @@ class _Stage:
             found = self.store._index.get((fingerprint, digest))
         if found is not None:
             return found
+        index = self._new(data)
+        self._index_buffer(fingerprint, digest, index, data)
+        self.digests[index] = digest
+        return index
+
+    def _second(
+        self,
+        fingerprint: _Fingerprint,
+        lone: int,
+        buffer: CordBuffer,
+        data: CordBuffer,
+        digest: bytes,
+    ) -> int:
+        """``data``, of digest ``digest``, against ``buffer``, the one buffer of its fingerprint:
+        the same index if equal, else a new buffer, and both go into the digest index."""
+        known = self._digest(lone)
+        if digest == known:
+            return lone
+        self._index_buffer(fingerprint, known, lone, buffer)
+        self._set_fp(fingerprint, None)
         index = self._new(data)
         self._index_buffer(fingerprint, digest, index, data)
         self.digests[index] = digest
@@ -465,8 +559,9 @@ class _Stage:
         return digest
 
     def _set_fp(self, fingerprint: _Fingerprint, state: int | None) -> None:
-        if fingerprint not in self.old_fps:
-            self.old_fps[fingerprint] = self.store._fps.get(fingerprint, _MISSING)
+        fps = self.store._fps
+        if fingerprint not in self.fps and fingerprint in fps:
+            self.old_fps[fingerprint] = fps[fingerprint]
         self.fps[fingerprint] = state
 
     def _index_buffer(
@@ -484,18 +579,27 @@ class _Stage:
         store = self.store
         try:
             store.buffers.extend(self.buffers)
-            store._digests.update(self.digests)
-            store._index.update(self.index)
-            store._ids.update(self.ids)
+            if self.digests:
+                store._digests.update(self.digests)
+            if self.index:  # with the ids of the new buffers that collided
+                store._index.update(self.index)
+                store._ids.update(self.ids)
             store._fps.update(self.fps)
+            old = self.old
             for tag, entries in self.maps.items():
                 if tag is not None and tag not in store.external_data:
-                    store.external_data[tag] = dict(entries)
-                elif any((tag, key) in self.old for key in entries):
+                    store.external_data[tag] = entries  # the stage's own map, handed over
+                elif old and any((tag, key) in old for key in entries):
                     store._unlend(tag).update(entries)
+                elif tag is None and not store.pte_data:
+                    store.pte_data = entries  # into an empty map: handed over, not copied
                 else:
                     store._entries(tag).update(entries)
-            store._tags.update(self.tags)
+            for tag, entries in self.maps.items():
+                if old:
+                    store._tags.update({k: tag for k in entries if (tag, k) not in old})
+                else:
+                    store._tags.update(dict.fromkeys(entries, tag))
         except BaseException:
             _undo(self._undo)
             raise
@@ -509,16 +613,20 @@ class _Stage:
             store._index.pop(pair, None)
         for identity in self.ids:
             store._ids.pop(identity, None)
-        for fingerprint, state in self.old_fps.items():
-            if state is _MISSING:
-                store._fps.pop(fingerprint, None)
+        for fingerprint in self.fps:
+            if fingerprint in self.old_fps:
+                store._fps[fingerprint] = self.old_fps[fingerprint]
             else:
-                store._fps[fingerprint] = state  # type: ignore[assignment]  # an int or None
+                store._fps.pop(fingerprint, None)
         for tag, entries in self.maps.items():
+            keys = list(entries)  # the store may hold ``entries`` itself, and lose keys below
+            for key in keys:
+                if (tag, key) not in self.old:
+                    store._tags.pop(key, None)
             if tag is not None and tag not in store.external_data:
                 continue
             target = store._entries(tag)
-            for key in entries:
+            for key in keys:
                 old = self.old.get((tag, key))
                 if old is not None:
                     target[key] = old
@@ -526,5 +634,3 @@ class _Stage:
                     target.pop(key, None)
             if tag is not None and not target:
                 del store.external_data[tag]
-        for key in self.tags:
-            store._tags.pop(key, None)

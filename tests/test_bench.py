@@ -11,7 +11,9 @@ import pytest
 
 from bench import report
 from bench.__main__ import main
+from bench.cases import CASES, write_files
 from bench.run import parse_size, sizes_up_to
+from bench.scaling import fit, predicted
 
 WORKER = Path(__file__).resolve().parents[1] / "bench" / "worker.py"
 
@@ -72,3 +74,35 @@ def test_executorch_that_cannot_be_imported_is_not_measured(tmp_path: Path, caps
     met = {target: ok for target, _, ok in report.targets(result)}
     assert met["file → file at least 1.25x faster than ExecuTorch"] is None
     assert list(tmp_path.glob("cordspec-bench-*")) == []  # the workspace is removed
+
+
+def test_every_scaling_case_runs(tmp_path: Path) -> None:
+    write_files(str(tmp_path), 20)
+    for case in CASES:
+        request = {"op": "scale", "case": case, "n": 20, "inner": 2, "directory": str(tmp_path)}
+        assert ask("reference", request)["seconds"] >= 0
+
+
+def test_fitted_exponents() -> None:
+    assert fit([(10, 1.0), (100, 100.0), (1000, 10_000.0)]) == pytest.approx(2.0)
+    assert fit([(10, 3.0), (1000, 3.0)]) == pytest.approx(0.0)
+    assert fit([(10, 1.0)]) is None
+    assert predicted([(10, 1.0), (100, 100.0)], 1000) == pytest.approx(10_000.0)
+    assert predicted([(10, 1.0), (100, 1.0)], 1000) == pytest.approx(10.0)  # at least linear
+
+
+def test_a_scaling_run_without_executorch(tmp_path: Path) -> None:
+    json_path, markdown_path = tmp_path / "s.json", tmp_path / "s.md"
+    args = ["--scaling", "--sizes", "10,20", "--reps", "1", "--cases", "add,merge_many"]
+    args += ["--executorch-python", str(tmp_path / "no-python"), "--dir", str(tmp_path)]
+    args += ["--json", str(json_path), "--markdown", str(markdown_path), "--plot", ""]
+    assert main(args) == 0
+    result = json.loads(json_path.read_text())
+    assert set(result["series"]) == {"add", "merge_many"}
+    assert [p["n"] for p in result["series"]["add"]["reference"]] == [10, 20]
+    assert result["summary"]["add"]["reference_exponent"] is not None
+    assert result["summary"]["add"]["ratio"] is None  # ExecuTorch not measured
+    assert "| N adds of distinct blobs |" in markdown_path.read_text()
+    assert list(tmp_path.glob("cordspec-bench-*")) == []
+    with pytest.raises(SystemExit, match="unknown cases: nope"):
+        main(["--scaling", "--cases", "nope"])

@@ -332,6 +332,23 @@ class TestLaziness:
         assert len(buffer_ids(store)) == 3
 
     @clause("NDS-DEDUP-8")
+    def test_a_stored_buffer_is_hashed_once_however_many_copies_match(
+        self, impl: Implementation, hashed: Hashed
+    ) -> None:
+        a = PREFIX + b"A" * 64
+        copies = [bytes(bytearray(a)) for _ in range(3)]  # equal contents, other objects
+        store = impl.NamedDataStore()
+        store.add_named_data("a", a)
+        for i, copy in enumerate(copies):
+            store.add_named_data(f"copy{i}", copy)
+        observed(hashed)
+        counts = hashed.counts()
+        # these contents are hashed once for the stored buffer and once for each copy, however
+        # many copies are compared with it: a store that keeps no digest hashes it again each time
+        assert counts[a] <= 1 + len(copies)
+        assert buffer_ids(store) == [id(a)]
+
+    @clause("NDS-DEDUP-8")
     def test_files_are_hashed_at_most_once(self, impl: Implementation, blobs: Blobs) -> None:
         size = 4 * MiB
         files = [blobs.wrap(blobs.sparse(size, PREFIX, tail)) for tail in (b"A", b"B", b"C")]

@@ -348,6 +348,37 @@ class TestMerge:
             target.merge_named_data_store(other)
         assert state(target) == before
 
+    @clause("NDS-MERGE-7")
+    @pytest.mark.parametrize(
+        ("case", "named"),
+        [
+            ("entry-tuple", "bad_key"),
+            ("pte-None", "pte_data"),
+            ("external-None", "external_data"),
+            ("tag-map-None", r"external_data\['model'\]"),
+            ("buffers-None", "buffers"),
+        ],
+    )
+    def test_malformed_other_of_another_type(
+        self, impl: Implementation, case: str, named: str
+    ) -> None:
+        good = impl.DataEntry(0, 1, None)
+        buffers: object = None if case == "buffers-None" else [b"zero", b"one"]
+        pte: object = None if case == "pte-None" else {"good": good}
+        bad: object = (1, 4, None) if case == "entry-tuple" else impl.DataEntry(1, 4, None)
+        external: object = {"model": {"good ext": good, "bad_key": bad}}
+        if case == "external-None":
+            external = None
+        elif case == "tag-map-None":
+            external = {"model": None}
+        other = impl.NamedDataStoreOutput(buffers, pte, external)
+        target = impl.NamedDataStore()
+        target.add_named_data("mine", b"mine")
+        before = state(target)
+        with pytest.raises(TypeError, match=named):
+            target.merge_named_data_store(other)
+        assert state(target) == before
+
     @clause("NDS-MERGE-8")
     def test_new_file_buffer_is_the_same_object(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path

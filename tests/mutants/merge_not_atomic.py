@@ -16,7 +16,7 @@ from ._base import Store
 
 class NamedDataStore(Store):
     def merge_named_data_store(self, other: Any) -> None:
-        for key, data, alignment, tag, layout in _replay(other):
+        for key, data, alignment, tag, layout, _ in _replay(other):
             self._add(*_checked(key, data, alignment, tag), layout)
 
 
