@@ -398,6 +398,7 @@ def test_header_of_an_implementation_without_hooks() -> None:
     assert got.spec_version == load_spec().version
     assert got.date == "2024-05-06T07:08:09+00:00"
     assert dict(got.absent) == {
+        "sweep": "reference provides no sweep",
         "copy-hook": "reference provides no backend hooks",
         "weights-hooks": "reference provides no backend hooks",
         "weights-key": "reference provides no backend hooks",
@@ -473,6 +474,8 @@ def test_json_content() -> None:
     assert (data["profile"], data["spec_version"]) == ("strict", "9.9")
     assert data["verdicts"]["strict"] == {
         "verdict": "DOES NOT CONFORM (0 failed, 1 untested)",
+        "covers": "strict",
+        "without": [],
         "result": "does-not-conform",
         "passed": 1,
         "applicable": 3,

@@ -12,9 +12,16 @@ import importlib.metadata
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType, SimpleNamespace
-from typing import TypeVar
+from typing import TypeVar, cast
 
-from ..api import Capability, FileBackedData, Implementation, ImplementationError
+from ..api import (
+    Capability,
+    FileBackedData,
+    FileBackedDataClass,
+    Implementation,
+    ImplementationError,
+    MissingFileBackedData,
+)
 
 __all__ = ["load"]
 
@@ -126,7 +133,9 @@ def load() -> Implementation:
             f"executorch is not importable ({exc}); install it with "
             "'pip install --no-deps executorch==1.5.1' plus torch (see tox -e executorch)"
         ) from exc
+    version = importlib.metadata.version("executorch")
     absent: dict[Capability, str] = {
+        Capability.SWEEP: "ExecuTorch has no sweep of orphaned placeholders",
         Capability.WEIGHTS_KEY: "ExecuTorch stores the blob inside AotiBackend.preprocess, "
         "which needs torch._inductor.aot_compile to run",
     }
@@ -144,11 +153,16 @@ def load() -> Implementation:
         absent[Capability.LOW_MEMORY] = (
             "CudaBackend.materialize_weights_blob needs the structured Weights of AOTInductor"
         )
+    file_backed = hasattr(cord, "FileBackedData")
+    if not file_backed:
+        absent[Capability.FILE_BACKED] = f"ExecuTorch {version} has no FileBackedData"
     return Implementation(
         name="executorch",
-        version=importlib.metadata.version("executorch"),
+        version=version,
         Cord=cord.Cord,
-        FileBackedData=cord.FileBackedData,
+        FileBackedData=(
+            cord.FileBackedData if file_backed else cast(FileBackedDataClass, MissingFileBackedData)
+        ),
         NamedDataStore=named.NamedDataStore,
         NamedDataStoreOutput=named.NamedDataStoreOutput,
         DataEntry=serializer.DataEntry,
@@ -156,5 +170,6 @@ def load() -> Implementation:
         spec="executorch",
         lowering=lowering,
         weights=weights,
+        file_backed=file_backed,
         absent=absent,
     )

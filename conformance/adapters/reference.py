@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar, cast
 
 import reference
-from reference import hooks
+from reference import hooks, sweep
 
 from ..api import FileBackedData, Implementation, NamedDataStore
 
@@ -91,6 +91,12 @@ class _LowMemory:
         return hooks.is_low_memory_mode(hooks.CompileSpec(hooks.LOW_MEMORY_MODE, v) for v in values)
 
 
+class _Sweep:
+    def sweep(self, directory: str, dry_run: bool) -> list[str]:
+        result = sweep.sweep(directory, dry_run=dry_run)
+        return [p.path for p in result.removed]
+
+
 def _path_of(blob: FileBackedData) -> str:
     return cast(reference.FileBackedData, blob).path
 
@@ -112,4 +118,5 @@ def load() -> Implementation:
         weights=weights,
         weights_store=weights,
         low_memory=_LowMemory(),
+        sweep=_Sweep(),
     )

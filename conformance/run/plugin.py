@@ -207,7 +207,10 @@ def _cordspec_applicable(request: pytest.FixtureRequest) -> None:
 
 @pytest.fixture
 def blobs(impl: Implementation, tmp_path: Path) -> Iterator[Blobs]:
-    """Files and FileBackedData for one test; every object made is closed at teardown."""
+    """Files and FileBackedData for one test; every object made is closed at teardown. Not
+    applicable to an implementation without file-backed data."""
+    if Capability.FILE_BACKED not in impl.capabilities:
+        pytest.skip(f"{NOT_APPLICABLE_PREFIX}{impl.why_absent(Capability.FILE_BACKED)}")
     made = Blobs(impl, tmp_path)
     try:
         yield made

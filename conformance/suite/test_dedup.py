@@ -371,6 +371,7 @@ ADDS = st.lists(
 )
 
 
+@pytest.mark.requires("file-backed")
 @clause("NDS-DEDUP-1", "NDS-DEDUP-2", "NDS-DEDUP-5", "NDS-DEDUP-6", "NDS-DEDUP-9")
 @settings(deadline=None)
 @given(adds=ADDS)

@@ -53,6 +53,7 @@ def _fake_bytes(path: str) -> bytes:
 # --- a full disk --------------------------------------------------------------------------------
 
 
+@pytest.mark.requires("file-backed")
 class TestFullDisk:
     @clause("FBD-MOVE-1", "FBD-MOVE-4", "FBD-MOVE-5", "FBD-FAULT-1")
     def test_move_from_on_a_full_disk(self, impl: Implementation, fs: FakeFilesystem) -> None:
@@ -176,6 +177,7 @@ READS: dict[str, Callable[[FileBackedData], object]] = {
 }
 
 
+@pytest.mark.requires("file-backed")
 class TestVanished:
     @clause("FBD-FAULT-2")
     @pytest.mark.parametrize("read", list(READS))
@@ -327,6 +329,7 @@ def faulty_reads(monkeypatch: pytest.MonkeyPatch) -> Callable[[Path, int], list[
     return install
 
 
+@pytest.mark.requires("file-backed")
 class TestReadError:
     @clause("FBD-FAULT-1")
     @pytest.mark.parametrize("after", [0, FAULT_AFTER], ids=["at-once", "part-way"])
@@ -475,6 +478,7 @@ class _StuckSink:
         return n
 
 
+@pytest.mark.requires("file-backed")
 class TestOutputAcceptsNothing:
     @clause("FBD-FAULT-3")
     @pytest.mark.parametrize("room", [0, FAULT_AFTER])

@@ -29,6 +29,7 @@ from conformance.harness.measure import (
 )
 
 clause = pytest.mark.clause
+pytestmark = pytest.mark.requires("file-backed")
 
 _BORROWED_EXIT_CHILD = child_script(r"""
 blob = impl.FileBackedData(os.path.join(directory, case))

@@ -140,6 +140,7 @@ def _resolve(directory: Path, value: Any, create: bool) -> Any:
     return str(path)
 
 
+@pytest.mark.requires("file-backed")
 class TestFileBackedDataPath:
     @clause("FBD-INIT-5")
     @FEW
@@ -226,6 +227,7 @@ class TestFileBackedDataPath:
 # --- FileBackedData: cleanup and digests ---------------------------------------------------------
 
 
+@pytest.mark.requires("file-backed")
 class TestFileBackedDataOptions:
     @clause("FBD-INIT-6")
     @FEW
@@ -273,6 +275,7 @@ def len_is_digest(value: object) -> bool:
 # --- prefix ----------------------------------------------------------------------------------
 
 
+@pytest.mark.requires("file-backed")
 class TestPrefix:
     @clause("FBD-READ-3")
     @FEW

@@ -30,6 +30,7 @@ from conformance.harness.helpers import PLACEHOLDER_GLOB, Blobs, placeholders, s
 from conformance.harness.measure import BIG, READ_BOUND, io_counters
 
 clause = pytest.mark.clause
+pytestmark = pytest.mark.requires("file-backed")
 
 NON_ROOT = pytest.mark.parametrize("fs", [[None, None, None, False]], indirect=True, ids=["user"])
 """pyfakefs with ``allow_root_user=False``: permissions are enforced although we run as root."""

@@ -38,6 +38,7 @@ if case == "sys-exit":
 """)
 
 
+@pytest.mark.requires("file-backed")
 class TestExitBackstop:
     @clause("FBD-CLOSE-5")
     @requires("subprocess")

@@ -24,6 +24,7 @@ from conformance.harness.child import CHILD_TIMEOUT, ChildRun, child_script, run
 from conformance.harness.helpers import Blobs
 
 clause = pytest.mark.clause
+pytestmark = pytest.mark.requires("file-backed")
 requires = pytest.mark.requires
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is not available")
 
