@@ -103,10 +103,18 @@ def _deviations(config: pytest.Config) -> dict[str, Deviation]:
         if option and not path.is_file():
             raise pytest.UsageError(f"--deviations {option}: no such file")
         try:
-            config.stash[_DEVIATIONS_KEY] = read_deviations(path)
+            config.stash[_DEVIATIONS_KEY] = read_deviations(path, _version(spec))
         except ValueError as exc:
             raise pytest.UsageError(f"bad deviations file:\n{exc}") from None
     return config.stash[_DEVIATIONS_KEY]
+
+
+def _version(spec: str) -> str | None:
+    """The version of the implementation under test, for release-tagged deviations."""
+    try:
+        return load_implementation(spec).version
+    except Exception:  # the impl fixture reports a load failure; no tagged line applies then
+        return None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
