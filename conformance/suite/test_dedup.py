@@ -406,3 +406,18 @@ def test_buffers_are_the_first_object_of_each_distinct_contents(
         finally:
             for blob in made:
                 blob.close()
+
+
+@pytest.mark.requires("file-backed")
+@clause("NDS-DEDUP-7", "NDS-DEDUP-10")
+def test_an_empty_file_with_a_wrong_digest_is_not_the_empty_blob(
+    impl: Implementation, blobs: Blobs
+) -> None:
+    store = impl.NamedDataStore()
+    store.add_named_data("a", b"")
+    store.add_named_data("wrong", blobs.moved(b"", sha256=b"\x01" * 32))
+    store.add_named_data("c", blobs.moved(b""))
+    out = store.get_named_data_store_output()
+    index = {key: entry.buffer_index for key, entry in out.pte_data.items()}
+    assert len(out.buffers) == 2
+    assert index["a"] == index["c"] != index["wrong"]
