@@ -1,7 +1,9 @@
 """Deviation files: the clause ids (or test names) an implementation is known not to meet, and why.
 
 One deviation a line: ``TARGET reason``, TARGET a clause id, a suite test function name or one
-parametrized case (``test_name[param]``), then whitespace and the reason. A line whose first
+parametrized case (``test_name[param]``), either of them optionally after its class
+(``TestAdd::test_name[param]``, where two classes have tests of one name), then whitespace and the
+reason. A line whose first
 non-blank character is ``#`` is a comment; a ``#`` later in a line belongs to the reason.
 
 A line may start with the releases it applies to, in brackets: ``[1.5.0..] TARGET reason``.

@@ -137,7 +137,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             continue
         item.user_properties.append((CLAUSES_PROPERTY, " ".join(ids)))
         function = getattr(item, "originalname", item.name)
-        targets = dict.fromkeys((*ids, function, item.name))  # item.name has the parameters
+        owner = getattr(getattr(item, "cls", None), "__name__", None)  # Class::test, if any
+        scoped = (f"{owner}::{function}", f"{owner}::{item.name}") if owner else ()
+        targets = dict.fromkeys((*ids, function, item.name, *scoped))  # item.name has parameters
         known = [deviations[t] for t in targets if t in deviations]
         if known:
             reason = "; ".join(f"{d.target}: {d.reason}" for d in known)
