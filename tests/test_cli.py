@@ -313,7 +313,7 @@ def test_a_broken_implementation_does_not_conform(
     clause = next(c for c in data["clauses"] if c["id"] == "CORD-WRITE-1")
     assert clause["status"] == "failed"
     assert all(t["outcome"] == "failed" for t in clause["tests"])
-    assert "- **core**: DOES NOT CONFORM (" in run.markdown()
+    assert "- **core** (without: sweep, hooks): DOES NOT CONFORM (" in run.markdown()
     assert "| CORD-WRITE-1 | MUST | core | failed | " in run.markdown()
 
 
