@@ -96,6 +96,11 @@ def markdown(reports: dict[str, dict[str, Any]], account: str) -> str:
         "that release.",
         f"Spec version {first['spec_version']}.",
         "",
+    ]
+    missing = [r for r in RELEASES if r not in reports]
+    if missing:
+        lines += [f"Not run for this version of the page: {', '.join(missing)}.", ""]
+    lines += [
         "## What changed between releases",
         "",
         account.strip(),
