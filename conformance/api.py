@@ -14,6 +14,7 @@ from types import TracebackType
 from typing import Any, Protocol, TypeVar
 
 __all__ = [
+    "HOOKS",
     "Capability",
     "CopyHook",
     "Cord",
@@ -26,14 +27,17 @@ __all__ = [
     "ImplementationError",
     "LowMemoryWeights",
     "Lowering",
+    "MissingFileBackedData",
     "NamedDataStore",
     "NamedDataStoreClass",
     "NamedDataStoreOutput",
     "NamedDataStoreOutputClass",
     "Preprocess",
     "Submodules",
+    "Sweep",
     "WeightsHooks",
     "Writable",
+    "without",
 ]
 
 T = TypeVar("T")
@@ -44,8 +48,13 @@ class ImplementationError(Exception):
 
 
 class Capability(str, enum.Enum):
-    """Optional parts of the spec; a clause needing an absent one is reported "not applicable"."""
+    """Optional parts of the spec (SPEC.md section 1.1); a test needing an absent one is reported
+    "not applicable", and a verdict names the parts it was given without."""
 
+    FILE_BACKED = "file-backed"
+    """``FileBackedData`` (and with it file-backed pieces and blobs)."""
+    SWEEP = "sweep"
+    """The implementation's own sweep of orphaned placeholders."""
     EXTERNALIZE = "externalize"
     """``NamedDataStore.externalize_pte_data``."""
     COPY_HOOK = "copy-hook"
@@ -57,7 +66,55 @@ class Capability(str, enum.Enum):
     LOW_MEMORY = "low-memory-weights"
     """Low-memory weights: written while hashed, handed over as a file."""
     SUBPROCESS = "subprocess"
-    """The implementation can be loaded again by name in a child process (exit behaviour)."""
+    """The implementation can be loaded again by name in a child process (exit behaviour); an
+    ability of the adapter, not a part of the spec."""
+
+    @property
+    def label(self) -> str:
+        """The part's name as a verdict says it (``core (without: file-backed data)``)."""
+        return _TITLES[self]
+
+
+_TITLES = {
+    Capability.FILE_BACKED: "file-backed data",
+    Capability.SWEEP: "sweep",
+    Capability.EXTERNALIZE: "externalize_pte_data",
+    Capability.COPY_HOOK: "program-copy hook",
+    Capability.WEIGHTS_HOOKS: "weights-blob hooks",
+    Capability.WEIGHTS_KEY: "weights-blob key",
+    Capability.LOW_MEMORY: "low-memory weights",
+    Capability.SUBPROCESS: "child processes",
+}
+HOOKS = frozenset(
+    {Capability.COPY_HOOK, Capability.WEIGHTS_HOOKS, Capability.WEIGHTS_KEY, Capability.LOW_MEMORY}
+)
+"""The backend hooks (SPEC.md section 5): a verdict without all of them says "hooks"."""
+
+
+def without(absent: Iterable[Capability]) -> list[str]:
+    """The names of the absent parts, in the order of :class:`Capability`, the four hooks as one
+    "hooks" when all four are absent."""
+    missing = set(absent)
+    names = []
+    for capability in Capability:
+        if capability not in missing:
+            continue
+        if missing >= HOOKS and capability in HOOKS:
+            if capability is Capability.COPY_HOOK:
+                names.append("hooks")
+            continue
+        names.append(capability.label)
+    return names
+
+
+class Sweep(Protocol):
+    """The implementation's sweep of orphaned placeholders (SPEC.md section 3.7)."""
+
+    def sweep(self, directory: str, dry_run: bool) -> Sequence[str]:
+        """Sweep ``directory`` (or only list, for a dry run); return the paths removed (or that
+        would be), each the directory joined with the file's name. Raises ``OSError`` when
+        ``directory`` is missing or is not a directory."""
+        ...
 
 
 class Writable(Protocol):
@@ -220,6 +277,24 @@ class LowMemoryWeights(Protocol):
         ...
 
 
+class MissingFileBackedData:
+    """Stands in for the ``FileBackedData`` of an implementation that has none: a class no object
+    is an instance of, whose constructor and ``move_from`` raise. A test that uses it without
+    ``requires("file-backed")`` fails, rather than being credited or skipped."""
+
+    def __init__(self, path: object, cleanup: object = False, sha256: object = None) -> None:
+        raise ImplementationError(_NO_FILE_BACKED)
+
+    @classmethod
+    def move_from(cls, path: object, sha256: object = None) -> FileBackedData:
+        raise ImplementationError(_NO_FILE_BACKED)
+
+
+_NO_FILE_BACKED = (
+    "this implementation has no FileBackedData: a test that needs it must be marked "
+    'requires("file-backed")'
+)
+
 _Blob = FileBackedData  # the field names of Implementation shadow the protocols in its body
 
 
@@ -242,6 +317,10 @@ class Implementation:
     weights: WeightsHooks | None = None
     weights_store: WeightsStore | None = None
     low_memory: LowMemoryWeights | None = None
+    sweep: Sweep | None = None
+    file_backed: bool = True
+    """Whether it has ``FileBackedData`` at all; when not, ``FileBackedData`` is
+    :class:`MissingFileBackedData`, which refuses every use."""
     absent: Mapping[Capability, str] = field(default_factory=dict)
     """Why a capability is missing, for the report."""
 
@@ -249,6 +328,8 @@ class Implementation:
     def capabilities(self) -> frozenset[Capability]:
         """The optional parts this implementation provides."""
         present = {
+            Capability.FILE_BACKED: self.file_backed,
+            Capability.SWEEP: self.sweep is not None,
             Capability.EXTERNALIZE: hasattr(self.NamedDataStore, "externalize_pte_data"),
             Capability.COPY_HOOK: self.lowering is not None,
             Capability.WEIGHTS_HOOKS: self.weights is not None,

@@ -92,6 +92,7 @@ FULL_RUNS = {
     "strict": ("--profile", "strict"),
     "strict-xdist": ("--profile", "strict", "--", "-n", "2"),
     "nohooks": ("--impl", "tests.impls.nohooks", "--profile", "strict"),
+    "core-only": ("--impl", "tests.impls.core_only", "--profile", "strict"),
 }
 
 
@@ -252,23 +253,66 @@ def test_an_implementation_without_hooks_conforms_with_hooks_not_applicable(
     assert data["implementation"]["name"] == "tests.impls.nohooks"
     assert data["implementation"]["impl"] == "tests.impls.nohooks"
     reason = "tests.impls.nohooks provides no backend hooks"
-    assert {a["capability"]: a["reason"] for a in data["absent_capabilities"]} == {
+    absent = {a["capability"]: a["reason"] for a in data["absent_capabilities"]}
+    assert absent == {
+        "sweep": "tests.impls.nohooks provides no sweep",
         "copy-hook": reason,
         "weights-hooks": reason,
         "weights-key": reason,
         "low-memory-weights": reason,
     }
-    hooks = {c["id"]: (c["status"], c["reason"]) for c in data["clauses"] if c["id"] in HOOKS}
-    assert hooks == dict.fromkeys(HOOKS, ("not applicable", reason))
+    needs = SPEC.needing(absent)
+    assert set(HOOKS) <= set(needs)
+    statuses = {c["id"]: (c["status"], c["reason"]) for c in data["clauses"] if c["id"] in needs}
+    assert statuses == {
+        clause: ("not applicable", f"needs {part}: {absent[part]}")
+        for clause, part in needs.items()
+    }
     for name, verdict in data["verdicts"].items():
         assert verdict["result"] == "conforms", (name, verdict)
+        assert verdict["covers"] == f"{name} (without: sweep, hooks)"
         assert verdict["not_applicable"] == len(
-            [c for c in SPEC.in_profile(name) if c.id in HOOKS and c.keyword.startswith("MUST")]
+            [c for c in SPEC.in_profile(name) if c.id in needs and c.keyword.startswith("MUST")]
         )
     md = nohooks_run.markdown()
     assert f"`copy-hook`: {reason}" in md
     assert "| HOOK-COPY-1 | MUST | core | not applicable | " in md
     assert f"absent: copy-hook: {reason}" in nohooks_run.out
+    assert "core (without: sweep, hooks):" in nohooks_run.out
+
+
+def test_no_clause_is_credited_for_a_part_the_implementation_lacks(
+    full_runs: dict[str, Run],
+) -> None:
+    """An implementation with no optional part: every clause that section 1.1 lists for a part
+    is not applicable, every test naming only such clauses was not applicable itself (it was
+    marked, not merely discounted), and nothing failed (no unmarked test reached a missing part)."""
+    run = full_runs["core-only"]
+    assert run.code == 0, run.why()
+    data = run.json()
+    absent = {a["capability"] for a in data["absent_capabilities"]}
+    assert absent == set(SPEC.parts)
+    needs = SPEC.needing(absent)
+    assert needs, "section 1.1 lists no clause"
+    for clause in data["clauses"]:
+        if clause["id"] in needs:
+            assert clause["status"] == "not applicable", clause
+            only_absent = [
+                t
+                for t in clause["tests"]
+                if all(c in needs for c in _clauses_of(data, t["nodeid"]))
+            ]
+            assert all(t["outcome"] == "not applicable" for t in only_absent), only_absent
+    without = "file-backed data, sweep, externalize_pte_data, hooks"
+    for name, verdict in data["verdicts"].items():
+        assert verdict["covers"] == f"{name} (without: {without})"
+        assert verdict["result"] == "conforms", verdict
+    assert f"core (without: {without}):" in run.out
+    assert f"- **core** (without: {without}): CONFORMS (" in run.markdown()
+
+
+def _clauses_of(data: dict[str, Any], nodeid: str) -> set[str]:
+    return {c["id"] for c in data["clauses"] if any(t["nodeid"] == nodeid for t in c["tests"])}
 
 
 def test_a_broken_implementation_does_not_conform(
@@ -283,7 +327,7 @@ def test_a_broken_implementation_does_not_conform(
     clause = next(c for c in data["clauses"] if c["id"] == "CORD-WRITE-1")
     assert clause["status"] == "failed"
     assert all(t["outcome"] == "failed" for t in clause["tests"])
-    assert "- **core**: DOES NOT CONFORM (" in run.markdown()
+    assert "- **core** (without: sweep, hooks): DOES NOT CONFORM (" in run.markdown()
     assert "| CORD-WRITE-1 | MUST | core | failed | " in run.markdown()
 
 

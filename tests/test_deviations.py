@@ -124,3 +124,46 @@ def test_builtin_deviations_path() -> None:
     assert path.name == "executorch.deviations"
     assert path.parent.name == "adapters"
     assert path.parent.joinpath("__init__.py").is_file()
+
+
+# --- lines for some releases --------------------------------------------------------------------
+
+RELEASES = (
+    "[1.0.1..1.4.1] NDS-ADD-2 pte_data maps a key to an int\n"
+    "[1.5.0..] NDS-KEY-5 re-adding under another tag is a no-op\n"
+    "[1.2.0, 1.3.1] test_x only these two\n"
+    "CORD-WRITE-3 every release\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("version", "targets"),
+    [
+        ("1.0.1", {"NDS-ADD-2", "CORD-WRITE-3"}),
+        ("1.2.0", {"NDS-ADD-2", "test_x", "CORD-WRITE-3"}),
+        ("1.4.1", {"NDS-ADD-2", "CORD-WRITE-3"}),
+        ("1.5.0", {"NDS-KEY-5", "CORD-WRITE-3"}),
+        ("1.5.1+cpu", {"NDS-KEY-5", "CORD-WRITE-3"}),
+        (None, {"CORD-WRITE-3"}),
+        ("unknown", {"CORD-WRITE-3"}),
+    ],
+)
+def test_a_line_applies_to_the_releases_it_names(version: str | None, targets: set[str]) -> None:
+    assert set(parse_deviations(RELEASES, "x", version)) == targets
+
+
+def test_one_target_may_have_a_reason_per_release() -> None:
+    text = "[..1.4.1] NDS-ADD-2 one reason\n[1.5.0..] NDS-ADD-2 another\n"
+    assert parse_deviations(text, "x", "1.4.1")["NDS-ADD-2"].reason == "one reason"
+    assert parse_deviations(text, "x", "1.5.0")["NDS-ADD-2"].reason == "another"
+
+
+@pytest.mark.parametrize("tag", ["[]", "[1.x]", "[..]", "[1.0..two]"])
+def test_a_malformed_release_list_is_refused(tag: str) -> None:
+    with pytest.raises(ValueError, match=r"x:1: bad release"):
+        parse_deviations(f"{tag} NDS-ADD-2 why\n", "x", "1.0.1")
+
+
+def test_releases_without_a_target_are_refused() -> None:
+    with pytest.raises(ValueError, match=r"x:1: releases but no target"):
+        parse_deviations("[1.0.1]\n", "x", "1.0.1")

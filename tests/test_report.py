@@ -13,6 +13,7 @@ import pytest
 
 import reference
 from conformance.adapters import from_namespace, load_implementation
+from conformance.api import HOOKS, Capability, without
 from conformance.run.report import (
     ClauseResult,
     Collector,
@@ -397,6 +398,7 @@ def test_header_of_an_implementation_without_hooks() -> None:
     assert got.spec_version == load_spec().version
     assert got.date == "2024-05-06T07:08:09+00:00"
     assert dict(got.absent) == {
+        "sweep": "reference provides no sweep",
         "copy-hook": "reference provides no backend hooks",
         "weights-hooks": "reference provides no backend hooks",
         "weights-key": "reference provides no backend hooks",
@@ -472,6 +474,8 @@ def test_json_content() -> None:
     assert (data["profile"], data["spec_version"]) == ("strict", "9.9")
     assert data["verdicts"]["strict"] == {
         "verdict": "DOES NOT CONFORM (0 failed, 1 untested)",
+        "covers": "strict",
+        "without": [],
         "result": "does-not-conform",
         "passed": 1,
         "applicable": 3,
@@ -772,3 +776,32 @@ def test_markdown_lists_absent_capabilities() -> None:
     assert "| Absent capabilities | 2, listed below |" in md
     assert "- `copy-hook`: no hooks | here\n- `weights-key`: no store\n" in md
     assert "| Absent capabilities | none |" in report("core").to_markdown()
+
+
+# --- optional parts -----------------------------------------------------------------------------
+
+
+def test_without_names_the_absent_parts_with_the_hooks_as_one() -> None:
+    assert without([]) == []
+    assert without([Capability.SWEEP, Capability.FILE_BACKED]) == ["file-backed data", "sweep"]
+    assert without(HOOKS) == ["hooks"]
+    assert without([Capability.LOW_MEMORY, Capability.EXTERNALIZE]) == [
+        "externalize_pte_data",
+        "low-memory weights",
+    ]
+
+
+def test_a_clause_of_an_absent_part_is_not_applicable_whatever_its_tests_did() -> None:
+    spec = load_spec()
+    sweep = spec.parts["sweep"]
+    results = [result(P, sweep[0]), result(F, sweep[1]), result(P, "NDS-ADD-1")]
+    absent = (("sweep", "no sweep here"),)
+    rep = build_report(spec, Header("x", "1", "x", "strict", "1.0", absent), results)
+    got = {c.clause.id: (c.status, c.reason) for c in rep.clauses}
+    assert got[sweep[0]] == (Status.NOT_APPLICABLE, "needs sweep: no sweep here")
+    assert got[sweep[1]] == (Status.NOT_APPLICABLE, "needs sweep: no sweep here")
+    assert got["NDS-ADD-1"][0] is Status.PASSED
+    assert rep.verdicts["core"].covers == "core (without: sweep)"
+    assert rep.verdict_lines()[0].startswith("core (without: sweep):   ")
+    assert "- **strict** (without: sweep): " in rep.to_markdown()
+    assert rep.to_json()["verdicts"]["strict"]["without"] == ["sweep"]

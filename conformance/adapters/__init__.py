@@ -6,14 +6,23 @@ import importlib
 import importlib.metadata
 import os
 from types import ModuleType
+from typing import cast
 
-from ..api import Capability, FileBackedData, Implementation, ImplementationError
+from ..api import (
+    Capability,
+    FileBackedData,
+    FileBackedDataClass,
+    Implementation,
+    ImplementationError,
+    MissingFileBackedData,
+)
 
 __all__ = ["BUILTIN", "DEFAULT", "from_namespace", "load_implementation", "selected_target"]
 
 DEFAULT = "reference"
 BUILTIN = ("reference", "executorch")
-_REQUIRED = ("Cord", "FileBackedData", "NamedDataStore", "NamedDataStoreOutput", "DataEntry")
+_REQUIRED = ("Cord", "NamedDataStore", "NamedDataStoreOutput", "DataEntry")
+"""What a module must expose; ``FileBackedData`` is an optional part (SPEC.md section 1.1)."""
 
 
 def selected_target(option: str | None) -> str:
@@ -89,20 +98,30 @@ def from_namespace(namespace: ModuleType, target: str | None) -> Implementation:
     except importlib.metadata.PackageNotFoundError:
         version = str(getattr(namespace, "__version__", "unknown"))
     reason = f"{namespace.__name__} provides no backend hooks"
+    absent = {
+        Capability.SWEEP: f"{namespace.__name__} provides no sweep",
+        Capability.COPY_HOOK: reason,
+        Capability.WEIGHTS_HOOKS: reason,
+        Capability.WEIGHTS_KEY: reason,
+        Capability.LOW_MEMORY: reason,
+    }
+    file_backed = hasattr(namespace, "FileBackedData")
+    if not file_backed:
+        absent[Capability.FILE_BACKED] = f"{namespace.__name__} has no FileBackedData"
     return Implementation(
         name=namespace.__name__,
         version=version,
         Cord=namespace.Cord,
-        FileBackedData=namespace.FileBackedData,
+        FileBackedData=(
+            namespace.FileBackedData
+            if file_backed
+            else cast(FileBackedDataClass, MissingFileBackedData)
+        ),
         NamedDataStore=namespace.NamedDataStore,
         NamedDataStoreOutput=namespace.NamedDataStoreOutput,
         DataEntry=namespace.DataEntry,
         path_of=_path_of,
         target=target,
-        absent={
-            Capability.COPY_HOOK: reason,
-            Capability.WEIGHTS_HOOKS: reason,
-            Capability.WEIGHTS_KEY: reason,
-            Capability.LOW_MEMORY: reason,
-        },
+        file_backed=file_backed,
+        absent=absent,
     )

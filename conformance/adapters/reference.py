@@ -8,9 +8,9 @@ from collections.abc import Iterable, Sequence
 from typing import TypeVar, cast
 
 import reference
-from reference import hooks
+from reference import hooks, sweep
 
-from ..api import CopyHook, Implementation, NamedDataStore, Preprocess, Submodules
+from ..api import CopyHook, FileBackedData, Implementation, NamedDataStore, Preprocess, Submodules
 from . import from_namespace
 
 __all__ = ["load"]
@@ -90,6 +90,16 @@ class _LowMemory:
         return hooks.is_low_memory_mode(hooks.CompileSpec(hooks.LOW_MEMORY_MODE, v) for v in values)
 
 
+class _Sweep:
+    def sweep(self, directory: str, dry_run: bool) -> list[str]:
+        result = sweep.sweep(directory, dry_run=dry_run)
+        return [p.path for p in result.removed]
+
+
+def _path_of(blob: FileBackedData) -> str:
+    return cast(reference.FileBackedData, blob).path
+
+
 def load() -> Implementation:
     """The reference: its five classes as from any such module, and every capability."""
     weights = _Weights()
@@ -100,4 +110,5 @@ def load() -> Implementation:
         weights=weights,
         weights_store=weights,
         low_memory=_LowMemory(),
+        sweep=_Sweep(),
     )

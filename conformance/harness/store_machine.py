@@ -441,7 +441,10 @@ class StoreMachine(RuleBasedStateMachine):
         tag: str | None,
         layout: str | None,
     ) -> None:
-        """Add a new object: bytes, or a file taken over with move_from (with its digest)."""
+        """Add a new object: bytes, or a file taken over with move_from (with its digest); bytes
+        only, for an implementation without file-backed data."""
+        if Capability.FILE_BACKED not in self.impl.capabilities:
+            kind = "bytes"
         self._add(store, key, self._blob(data, kind), alignment, tag, layout)
 
     @precondition(lambda self: bool(self._live()))

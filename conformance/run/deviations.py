@@ -1,16 +1,30 @@
 """Deviation files: the clause ids (or test names) an implementation is known not to meet, and why.
 
 One deviation a line: ``TARGET reason``, TARGET a clause id, a suite test function name or one
-parametrized case (``test_name[param]``), then whitespace and the reason. A line whose first
+parametrized case (``test_name[param]``), either of them optionally after its class
+(``TestAdd::test_name[param]``, where two classes have tests of one name), then whitespace and the
+reason. A line whose first
 non-blank character is ``#`` is a comment; a ``#`` later in a line belongs to the reason.
+
+A line may start with the releases it applies to, in brackets: ``[1.5.0..] TARGET reason``.
+Between the brackets, comma-separated: a version (``1.4.1``) or an inclusive range
+(``1.0.1..1.4.1``, ``1.5.0..``, ``..1.4.1``). Such a line applies only when the implementation's
+version is among them; a line without brackets applies to every release.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Deviation", "builtin_deviations_path", "parse_deviations", "read_deviations"]
+__all__ = [
+    "Deviation",
+    "applies",
+    "builtin_deviations_path",
+    "parse_deviations",
+    "read_deviations",
+]
 
 
 @dataclass(frozen=True)
@@ -22,8 +36,47 @@ class Deviation:
     line: int
 
 
-def parse_deviations(text: str, source: str = "<deviations>") -> dict[str, Deviation]:
-    """Parse ``TARGET reason`` lines; ``#`` starts a comment line; each target at most once.
+_RELEASES_RE = re.compile(r"\[([^\]]*)\]\s*")
+_VERSION_RE = re.compile(r"[0-9]+(?:\.[0-9]+)*")
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
+
+
+def _numeric(version: str) -> tuple[int, ...] | None:
+    """``1.5.1`` of ``1.5.1+cpu`` or ``1.5.1rc2``; None when it does not start with a number."""
+    found = _VERSION_RE.match(version)
+    return _version(found[0]) if found else None
+
+
+def applies(releases: str, version: str | None) -> bool:
+    """Whether ``version`` is among ``releases`` (``1.4.1``, ``1.0.1..1.4.1``, ``1.5.0..``, ...);
+    ValueError for a malformed list. No version (or one that is not numeric) matches no list."""
+    wanted = _numeric(version) if version is not None else None
+    hit = False
+    for item in (part.strip() for part in releases.split(",")):
+        low, dots, high = item.partition("..")
+        bounds = [b for b in (low, high) if b]
+        if not bounds or any(not _VERSION_RE.fullmatch(b) for b in bounds):
+            raise ValueError(f"bad release {item!r} (expected 1.4.1, 1.0.1..1.4.1, 1.5.0..)")
+        if wanted is None:
+            continue
+        if not dots:
+            hit = hit or wanted == _version(low)
+        else:
+            above = not low or wanted >= _version(low)
+            below = not high or wanted <= _version(high)
+            hit = hit or (above and below)
+    return hit
+
+
+def parse_deviations(
+    text: str, source: str = "<deviations>", version: str | None = None
+) -> dict[str, Deviation]:
+    """Parse ``[RELEASES] TARGET reason`` lines; ``#`` starts a comment line; each target at most
+    once among the lines that apply to ``version`` (with no version, lines with releases are
+    checked but apply to nothing).
 
     Raises ValueError listing every problem as ``SOURCE:LINE: problem``.
     """
@@ -33,6 +86,18 @@ def parse_deviations(text: str, source: str = "<deviations>") -> dict[str, Devia
         line = "" if raw.lstrip().startswith("#") else raw.strip()
         if not line:
             continue
+        tagged = _RELEASES_RE.match(line)
+        if tagged:
+            line = line[tagged.end() :]
+            try:
+                wanted = applies(tagged[1], version)
+            except ValueError as exc:
+                problems.append(f"{source}:{number}: {exc}")
+                continue
+            if not wanted or not line:
+                if not line:
+                    problems.append(f"{source}:{number}: releases but no target")
+                continue
         target, *rest = line.split(None, 1)
         reason = rest[0].strip() if rest else ""
         if not reason:
@@ -53,16 +118,17 @@ def builtin_deviations_path(implementation: str) -> Path:
     return Path(__file__).parents[1] / "adapters" / f"{implementation}.deviations"
 
 
-_parsed: dict[tuple[str, int, int], dict[str, Deviation]] = {}
+_parsed: dict[tuple[str, int, int, str | None], dict[str, Deviation]] = {}
 
 
-def read_deviations(path: Path) -> dict[str, Deviation]:
-    """Deviations from a file; an absent file means none. A file is parsed once per process
-    while it is unchanged (``cordspec run`` checks it before the plugin applies it)."""
+def read_deviations(path: Path, version: str | None = None) -> dict[str, Deviation]:
+    """Deviations from a file that apply to ``version``; an absent file means none. A file is
+    parsed once per process while it is unchanged (``cordspec run`` checks it before the plugin
+    applies it)."""
     if not path.exists():
         return {}
     st = path.stat()
-    key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
+    key = (str(path.resolve()), st.st_mtime_ns, st.st_size, version)
     if key not in _parsed:
-        _parsed[key] = parse_deviations(path.read_text(encoding="utf-8"), str(path))
+        _parsed[key] = parse_deviations(path.read_text(encoding="utf-8"), str(path), version)
     return dict(_parsed[key])

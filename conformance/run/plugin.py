@@ -85,10 +85,18 @@ def _deviations(config: pytest.Config) -> dict[str, Deviation]:
         if option and not path.is_file():
             raise pytest.UsageError(f"--deviations {option}: no such file")
         try:
-            config.stash[_DEVIATIONS_KEY] = read_deviations(path)
+            config.stash[_DEVIATIONS_KEY] = read_deviations(path, _version(target))
         except ValueError as exc:
             raise pytest.UsageError(f"bad deviations file:\n{exc}") from None
     return config.stash[_DEVIATIONS_KEY]
+
+
+def _version(target: str) -> str | None:
+    """The version of the implementation under test, for release-tagged deviations."""
+    try:
+        return load_implementation(target).version
+    except Exception:  # the impl fixture reports a load failure; no tagged line applies then
+        return None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -111,7 +119,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             continue
         item.user_properties.append((CLAUSES_PROPERTY, " ".join(ids)))
         function = getattr(item, "originalname", item.name)
-        targets = dict.fromkeys((*ids, function, item.name))  # item.name has the parameters
+        owner = getattr(getattr(item, "cls", None), "__name__", None)  # Class::test, if any
+        scoped = (f"{owner}::{function}", f"{owner}::{item.name}") if owner else ()
+        targets = dict.fromkeys((*ids, function, item.name, *scoped))  # item.name has parameters
         known = [deviations[t] for t in targets if t in deviations]
         if known:
             reason = "; ".join(f"{d.target}: {d.reason}" for d in known)
@@ -209,7 +219,10 @@ def _describe(implementation: Implementation, request: pytest.FixtureRequest) ->
 
 @pytest.fixture
 def blobs(impl: Implementation, tmp_path: Path) -> Iterator[Blobs]:
-    """Files and FileBackedData for one test; every object made is closed at teardown."""
+    """Files and FileBackedData for one test; every object made is closed at teardown. Not
+    applicable to an implementation without file-backed data."""
+    if Capability.FILE_BACKED not in impl.capabilities:
+        pytest.skip(f"{NOT_APPLICABLE_PREFIX}{impl.why_absent(Capability.FILE_BACKED)}")
     made = Blobs(impl, tmp_path)
     try:
         yield made

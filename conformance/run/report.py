@@ -10,8 +10,11 @@ Rules, for the clauses of the chosen profile:
 - a test is *passed*, *failed* (a strict xpass and errors in setup or teardown included),
   *expected deviation* (xfailed with the plugin's "known deviation" reason), *not applicable*
   (skipped with a reason starting "not applicable: ") or *skipped* (any other skip or xfail);
-- a clause is *failed* if any of its tests failed, else *expected deviation* if any xfailed, else
-  *passed* if any passed, else *not applicable* if all its tests were, else *untested*;
+- a clause that needs an optional part the implementation lacks (SPEC.md section 1.1) is *not
+  applicable*, whatever its tests did;
+- otherwise a clause is *failed* if any of its tests failed, else *expected deviation* if any
+  xfailed, else *passed* if any passed, else *not applicable* if all its tests were, else
+  *untested*;
 - only MUST and MUST NOT clauses decide a verdict and are counted in it; SHOULD and MAY clauses
   show their status and nothing else;
 - a run narrowed with ``-k``, ``-m`` or ``--deselect`` is *partial*: a clause none of whose tests
@@ -33,7 +36,7 @@ from typing import Any
 
 import pytest
 
-from ..api import Capability, Implementation
+from ..api import Capability, Implementation, without
 from .spec import Clause, Profile, Spec, profiles_within
 
 __all__ = [
@@ -269,10 +272,18 @@ def clause_status(tests: Sequence[Result]) -> tuple[Status, str]:
 
 
 def clause_results(
-    spec: Spec, profile: Profile, results: Iterable[Result], partial: bool = False
+    spec: Spec,
+    profile: Profile,
+    results: Iterable[Result],
+    absent: Sequence[tuple[str, str]] = (),
+    partial: bool = False,
 ) -> list[ClauseResult]:
-    """The status of every clause of ``profile``, in document order (in a ``partial`` run, a
-    clause with no test is *not run* instead of *untested*)."""
+    """The status of every clause of ``profile``, in document order. A clause that needs an
+    optional part among ``absent`` ((capability, reason) pairs) is not applicable whatever its
+    tests did: no clause is credited for a part the implementation lacks (SPEC.md section 1.1).
+    In a ``partial`` run, a clause with no test is *not run* instead of *untested*."""
+    why = dict(absent)
+    needs = spec.needing(why)
     clauses = spec.in_profile(profile)
     by_clause: dict[str, list[Result]] = {c.id: [] for c in clauses}
     for result in results:
@@ -282,9 +293,13 @@ def clause_results(
     out = []
     for clause in clauses:
         tests = tuple(by_clause[clause.id])
-        status, reason = clause_status(tests)
-        if partial and not tests:
+        if clause.id in needs:
+            part = needs[clause.id]
+            status, reason = Status.NOT_APPLICABLE, f"needs {part}: {why[part]}"
+        elif partial and not tests:
             status, reason = Status.NOT_RUN, "no test of it was selected"
+        else:
+            status, reason = clause_status(tests)
         out.append(ClauseResult(clause, status, reason, tests))
     return out
 
@@ -310,6 +325,16 @@ class Verdict:
     not_applicable: int
     not_run: int = 0
     """Clauses a partial run left out: no part of the verdict."""
+    without: tuple[str, ...] = ()
+    """The optional parts the implementation lacks (SPEC.md section 1.1): what the verdict does
+    not cover."""
+
+    @property
+    def covers(self) -> str:
+        """What the verdict is for: ``core``, or ``core (without: file-backed data, hooks)``."""
+        return (
+            f"{self.profile} (without: {', '.join(self.without)})" if self.without else self.profile
+        )
 
     @property
     def kind(self) -> Kind:
@@ -336,6 +361,8 @@ class Verdict:
     def to_json(self) -> dict[str, Any]:
         return {
             "verdict": self.text,
+            "covers": self.covers,
+            "without": list(self.without),
             "result": self.kind.value,
             "passed": self.passed,
             "applicable": self.applicable,
@@ -347,8 +374,19 @@ class Verdict:
         }
 
 
-def verdict(results: Iterable[ClauseResult], profile: Profile) -> Verdict:
-    """The verdict for ``profile`` from clause results (clauses of other profiles are ignored)."""
+def _without(absent: Iterable[str]) -> tuple[str, ...]:
+    """The names of the absent parts; a value that names no capability is shown as it is."""
+    values = list(absent)
+    known = {c.value: c for c in Capability}
+    named = without(known[v] for v in values if v in known)
+    return (*named, *(v for v in values if v not in known))
+
+
+def verdict(
+    results: Iterable[ClauseResult], profile: Profile, absent: Iterable[str] = ()
+) -> Verdict:
+    """The verdict for ``profile`` from clause results (clauses of other profiles are ignored),
+    saying it covers the implementation without the ``absent`` capabilities (their values)."""
     wanted = profiles_within(profile)
     counts = dict.fromkeys(Status, 0)
     for result in results:
@@ -363,6 +401,7 @@ def verdict(results: Iterable[ClauseResult], profile: Profile) -> Verdict:
         untested=counts[Status.UNTESTED],
         not_applicable=counts[Status.NOT_APPLICABLE],
         not_run=counts[Status.NOT_RUN],
+        without=_without(absent),
     )
 
 
@@ -485,8 +524,8 @@ class Report:
     # terminal
 
     def verdict_lines(self) -> list[str]:
-        width = max(len(p) for p in self.verdicts) + 1
-        return [f"{p + ':':<{width}} {v.text}" for p, v in self.verdicts.items()]
+        width = max(len(v.covers) for v in self.verdicts.values()) + 1
+        return [f"{v.covers + ':':<{width}} {v.text}" for v in self.verdicts.values()]
 
     def header_lines(self, width: int = 100) -> list[str]:
         h = self.header
@@ -599,7 +638,7 @@ class Report:
             lines += ["", "Absent capabilities (clauses that need them are not applicable):", ""]
             lines += [f"- `{c}`: {' '.join(r.split())}" for c, r in h.absent]
         lines += ["", "## Verdict", ""]
-        lines += [f"- **{p}**: {v.text}" for p, v in self.verdicts.items()]
+        lines += [f"- **{p}**{v.covers[len(p) :]}: {v.text}" for p, v in self.verdicts.items()]
         lines += [
             "",
             "Counts are of MUST and MUST NOT clauses; SHOULD and MAY clauses show their status "
@@ -650,11 +689,13 @@ class Report:
 
 def build_report(spec: Spec, header: Header, results: Sequence[Result]) -> Report:
     """The report for ``header.profile``: its clauses, and verdicts for core (and strict)."""
-    clauses = clause_results(spec, header.profile, results, partial=bool(header.partial))
+    clauses = clause_results(
+        spec, header.profile, results, header.absent, partial=bool(header.partial)
+    )
     chosen = profiles_within(header.profile)
     return Report(
         header=header,
         clauses=clauses,
-        verdicts={p: verdict(clauses, p) for p in chosen},
+        verdicts={p: verdict(clauses, p, (c for c, _ in header.absent)) for p in chosen},
         results=list(results),
     )

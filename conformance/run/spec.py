@@ -1,13 +1,16 @@
 """Parser of ``spec/SPEC.md``, the single source of truth for clause ids, keywords and profiles.
 
 A clause is a level-4 heading ``#### <ID> · <KEYWORD> · <PROFILE>`` followed by its normative
-text, a ``*Rationale:*`` paragraph and optionally an ``*ExecuTorch 1.5.1:*`` paragraph.
+text, a ``*Rationale:*`` paragraph and optionally an ``*ExecuTorch 1.5.1:*`` paragraph. The table
+of section 1.1 says which clauses each optional part needs.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -56,6 +59,16 @@ class Spec:
 
     clauses: dict[str, Clause]
     version: str = ""
+    parts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """Section 1.1: the clauses each optional part's capability (``file-backed``, ...) needs."""
+
+    def needing(self, capabilities: Iterable[str]) -> dict[str, str]:
+        """Each clause that needs one of ``capabilities``, with the first of them it needs."""
+        found: dict[str, str] = {}
+        for capability in capabilities:
+            for clause_id in self.parts.get(capability, ()):
+                found.setdefault(clause_id, capability)
+        return found
 
     def in_profile(self, profile: Profile) -> list[Clause]:
         """The clauses a profile requires: core gives core clauses, strict gives core + strict."""
@@ -188,12 +201,39 @@ def _clause(
     )
 
 
+PARTS_SECTION = "1.1 Optional parts"
+_PART_ROW_RE = re.compile(r"\|[^|]*\|\s*`([a-z-]+)`\s*\|[^|]*\|([^|]*)\|")
+
+
+def _parts(
+    blocks: list[_Block], clauses: dict[str, Clause], problems: list[tuple[int, str]]
+) -> dict[str, tuple[str, ...]]:
+    """The table of section 1.1: capability -> clause ids (``FBD-INIT-*`` names every one)."""
+    parts: dict[str, tuple[str, ...]] = {}
+    for block in blocks:
+        if block.level != 3 or block.title != PARTS_SECTION:
+            continue
+        for line in block.body:
+            row = _PART_ROW_RE.fullmatch(line.text.strip())
+            if line.in_code or row is None:
+                continue
+            ids: list[str] = []
+            for pattern in (p.strip() for p in row[2].split(",")):
+                matched = [c for c in clauses if fnmatch.fnmatchcase(c, pattern)]
+                if not matched:
+                    problems.append((line.number, f"optional part {row[1]}: no clause {pattern}"))
+                ids.extend(matched)
+            parts[row[1]] = tuple(dict.fromkeys(ids))
+    return parts
+
+
 def parse_spec(text: str, source: str = "SPEC.md") -> Spec:
     """Parse the spec text; raise SpecError listing every problem found."""
     problems: list[tuple[int, str]] = []
     clauses: dict[str, Clause] = {}
     version = section = subsection = ""
-    for block in _blocks(text.splitlines(), problems):
+    blocks = _blocks(text.splitlines(), problems)
+    for block in blocks:
         if block.level == 2:
             section, subsection = block.title, ""
         elif block.level == 3:
@@ -210,10 +250,11 @@ def parse_spec(text: str, source: str = "SPEC.md") -> Spec:
         if block.level < 2 and not section and not version:
             found = (_VERSION_RE.fullmatch(ln.text.strip()) for ln in block.body if not ln.in_code)
             version = next((m[1] for m in found if m), "")
+    parts = _parts(blocks, clauses, problems)
     if problems:
         problems.sort(key=lambda problem: problem[0])
         raise SpecError(source, [f"{source}:{number}: {message}" for number, message in problems])
-    return Spec(clauses=clauses, version=version)
+    return Spec(clauses=clauses, version=version, parts=parts)
 
 
 def load_spec(path: str | os.PathLike[str] | None = None) -> Spec:

@@ -15,6 +15,7 @@ from conformance.api import Implementation
 from conformance.harness.helpers import Blobs
 
 clause = pytest.mark.clause
+pytestmark = pytest.mark.requires("file-backed")
 
 DATA = b"weights that belong to someone else"
 COPIERS = pytest.mark.parametrize("copier", [copy.copy, copy.deepcopy], ids=["copy", "deepcopy"])

@@ -390,6 +390,7 @@ ADDS = st.lists(
 class TestFirstObjects:
     """A property: whatever is added, the buffers are the first object of each distinct contents."""
 
+    @pytest.mark.requires("file-backed")
     @clause("NDS-DEDUP-1", "NDS-DEDUP-2", "NDS-DEDUP-5", "NDS-DEDUP-6", "NDS-DEDUP-9")
     # ``impl`` is an immutable description, so it may be function-scoped (a user's override):
     # sharing it across examples is right, and Hypothesis's health check would refuse it.

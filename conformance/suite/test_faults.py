@@ -55,6 +55,7 @@ def _fake_bytes(path: str) -> bytes:
 # --- a full disk --------------------------------------------------------------------------------
 
 
+@pytest.mark.requires("file-backed")
 class TestFullDisk:
     @clause("FBD-MOVE-1", "FBD-MOVE-4", "FBD-MOVE-5", "FBD-FAULT-1")
     def test_move_from_on_a_full_disk(self, impl: Implementation, fs: FakeFilesystem) -> None:
@@ -178,6 +179,7 @@ READS: dict[str, Callable[[FileBackedData], object]] = {
 }
 
 
+@pytest.mark.requires("file-backed")
 class TestVanished:
     @clause("FBD-FAULT-2")
     @pytest.mark.parametrize("read", list(READS))
@@ -302,6 +304,7 @@ class _FaultyFile:
         return getattr(self._real, name)
 
 
+@pytest.mark.requires("file-backed")
 class TestReadError:
     @clause("FBD-FAULT-1")
     @pytest.mark.parametrize("after", [0, FAULT_AFTER], ids=["at-once", "part-way"])
@@ -453,6 +456,7 @@ class TestReadError:
 # --- an output that accepts nothing ---------------------------------------------------------------
 
 
+@pytest.mark.requires("file-backed")
 class TestOutputAcceptsNothing:
     @clause("FBD-FAULT-3")
     @pytest.mark.parametrize("room", [0, FAULT_AFTER])

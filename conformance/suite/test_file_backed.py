@@ -18,7 +18,7 @@ import pytest
 
 from conformance.api import FileBackedData, Implementation
 from conformance.harness.child import child_script, run_child
-from conformance.harness.helpers import Blobs, sparse, zeros_digest
+from conformance.harness.helpers import Blobs, sparse, state, zeros_digest
 from conformance.harness.measure import (
     BIG,
     MEMORY_BOUND,
@@ -31,6 +31,7 @@ from conformance.harness.measure import (
 from conformance.harness.sinks import ShortWriter, WriteOnly
 
 clause = pytest.mark.clause
+pytestmark = pytest.mark.requires("file-backed")
 
 _BORROWED_EXIT_CHILD = child_script(r"""
 blob = impl.FileBackedData(os.path.join(directory, case))
@@ -561,6 +562,27 @@ class TestChangeWhileStreaming:
 
 
 class TestClosedState:
+    @clause("FBD-CLOSED-1")
+    @pytest.mark.parametrize("where", ["Cord()", "Cord.append", "add_named_data"])
+    def test_a_closed_object_is_refused_where_it_is_handed_on(
+        self, impl: Implementation, blobs: Blobs, where: str
+    ) -> None:
+        blob = blobs.moved(b"closed before it was handed on")
+        path = blobs.path(blob)
+        blob.close()
+        cord = impl.Cord(b"kept")
+        store = impl.NamedDataStore()
+        store.add_named_data("kept", b"kept")
+        before = (len(cord), bytes(cord), state(store))
+        with pytest.raises(ValueError, match=re.escape(str(path))):
+            if where == "Cord()":
+                impl.Cord(blob)
+            elif where == "Cord.append":
+                cord.append(blob)
+            else:
+                store.add_named_data("closed", blob)
+        assert (len(cord), bytes(cord), state(store)) == before
+
     @clause("FBD-CLOSED-1")
     @pytest.mark.parametrize("kind", KINDS)
     def test_closed_flag(self, impl: Implementation, blobs: Blobs, kind: str) -> None:

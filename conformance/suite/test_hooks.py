@@ -26,7 +26,9 @@ clause = pytest.mark.clause
 requires = pytest.mark.requires
 
 LARGE = 64 * MiB
-HOOK_MEMORY_BOUND = 16 * MiB  # a quarter of LARGE: any bounded streaming stays far below it
+HOOK_MEMORY_BOUND = 32 * MiB
+"""Half of LARGE: holding the blob exceeds it; streaming in bounded chunks stays below it, even
+ExecuTorch's 8 MiB hashing chunks (FBD-HASH-3), which peak at 16 MiB with the read buffer."""
 HOOK_READ_BOUND = 8 * MiB  # an eighth of LARGE: rereading the blob would exceed it eightfold
 
 

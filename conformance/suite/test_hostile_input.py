@@ -141,6 +141,7 @@ def _resolve(directory: Path, value: Any, create: bool) -> Any:
     return str(path)
 
 
+@pytest.mark.requires("file-backed")
 class TestFileBackedDataPath:
     @clause("FBD-INIT-5")
     @FEW
@@ -227,6 +228,7 @@ class TestFileBackedDataPath:
 # --- FileBackedData: cleanup and digests ---------------------------------------------------------
 
 
+@pytest.mark.requires("file-backed")
 class TestFileBackedDataOptions:
     @clause("FBD-INIT-6")
     @FEW
@@ -274,6 +276,7 @@ def len_is_digest(value: object) -> bool:
 # --- prefix ----------------------------------------------------------------------------------
 
 
+@pytest.mark.requires("file-backed")
 class TestPrefix:
     @clause("FBD-READ-3")
     @FEW

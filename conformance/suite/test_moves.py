@@ -30,6 +30,7 @@ from conformance.harness.helpers import PLACEHOLDER_GLOB, Blobs, placeholders, s
 from conformance.harness.measure import BIG, READ_BOUND, io_counters
 
 clause = pytest.mark.clause
+pytestmark = pytest.mark.requires("file-backed")
 
 NON_ROOT = pytest.mark.parametrize("fs", [[None, None, None, False]], indirect=True, ids=["user"])
 """pyfakefs with ``allow_root_user=False``: permissions are enforced although we run as root."""
@@ -424,6 +425,24 @@ class TestFailure:
 
 
 class TestOnlyRegularFiles:
+    @clause("FBD-MOVE-8")
+    def test_a_fifo_is_refused_naming_it(self, impl: Implementation, tmp_path: Path) -> None:
+        fifo = tmp_path / "weights.pipe"
+        os.mkfifo(fifo)
+        try:
+            made = impl.FileBackedData.move_from(str(fifo))
+        except ValueError as exc:
+            assert str(fifo) in str(exc), exc
+        else:
+            made.close()
+            pytest.fail("move_from took over a FIFO")
+        finally:
+            left = placeholders(tmp_path)
+            for stray in left:
+                stray.unlink()
+        assert stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO is not at its path"
+        assert not left, f"placeholder(s) made before the FIFO was refused: {left}"
+
     @clause("FBD-MOVE-8")
     def test_live_link_is_refused(self, impl: Implementation, blobs: Blobs, tmp_path: Path) -> None:
         target = blobs.file(b"behind the link")

@@ -21,6 +21,7 @@ from conformance.api import FileBackedData, Implementation
 from conformance.harness.helpers import Blobs
 
 clause = pytest.mark.clause
+pytestmark = pytest.mark.requires("file-backed")
 requires = pytest.mark.requires
 
 CONTENTS = b"owned contents\n" * 64

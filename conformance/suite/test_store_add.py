@@ -272,6 +272,22 @@ class TestAtomicAdd:
 
 
 class TestKeys:
+    @clause("NDS-KEY-5")
+    def test_a_re_add_fails_on_the_first_difference_in_order(self, impl: Implementation) -> None:
+        """Contents, then place, then layout; alignment only when the rest agrees."""
+        store = impl.NamedDataStore()
+        store.add_named_data("k", b"data", 4, "weights_a", L1)
+        before = state(store)
+        with pytest.raises(ValueError, match=re.escape("Duplicate key k with different data")):
+            store.add_named_data("k", b"other", 8, "weights_b", L2)
+        with pytest.raises(ValueError) as place:
+            store.add_named_data("k", b"data", 8, "weights_b", L2)
+        assert "weights_a" in str(place.value) and "weights_b" in str(place.value), place.value
+        with pytest.raises(ValueError) as layout:
+            store.add_named_data("k", b"data", 8, "weights_a", L2)
+        assert "weights_b" not in str(layout.value), layout.value
+        assert state(store) == before, "a failed re-add changed the alignment"
+
     @clause("NDS-KEY-1")
     @pytest.mark.parametrize("first", [None, "model_a"], ids=["inline-first", "external-first"])
     def test_a_key_has_at_most_one_entry(self, impl: Implementation, first: str | None) -> None:

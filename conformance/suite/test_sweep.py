@@ -1,8 +1,9 @@
-"""``cordspec sweep``: orphaned placeholders are removed, nothing else (spec section 3.7).
+"""The implementation's sweep: orphaned placeholders are removed, nothing else (spec section 3.7).
 
-The sweep is cordspec's own tool; these tests run it on the placeholders of the implementation under
-test (which must never lose a live placeholder, tagged or not) and on placeholder names of processes
-that are gone, alive, or whose pid was reused.
+The sweep is an optional part of an implementation (SPEC.md section 1.1): these tests drive the
+implementation's own sweep, through the adapter, on its own live placeholders and on placeholder
+names of processes that are gone, alive, or whose pid was reused. ``cordspec sweep`` (the
+reference's sweep, cordspec's tool) is tested with cordspec's own tests, in tests/.
 """
 
 from __future__ import annotations
@@ -15,10 +16,9 @@ from typing import Any
 
 import pytest
 
-from conformance.api import Implementation
+from conformance.api import Implementation, Sweep
 from conformance.harness.child import dead_pid
 from conformance.harness.helpers import Blobs, tree
-from conformance.run.cli import main
 
 clause = pytest.mark.clause
 
@@ -34,6 +34,18 @@ def start_time(pid: int) -> int:
     return int(line[line.rfind(b")") + 1 :].split()[19])
 
 
+def _sweeper(impl: Implementation) -> Sweep:
+    assert impl.sweep is not None
+    return impl.sweep
+
+
+def swept_paths(impl: Implementation, directory: Path, dry_run: bool = False) -> set[Path]:
+    """The implementation's sweep of ``directory``: the paths it says it removed (or would)."""
+    return {Path(p) for p in _sweeper(impl).sweep(str(directory), dry_run)}
+
+
+@pytest.mark.requires("sweep")
+@pytest.mark.requires("file-backed")
 class TestSweep:
     @pytest.fixture
     def swept(self, tmp_path: Path) -> Iterator[Path]:
@@ -44,20 +56,17 @@ class TestSweep:
         shutil.rmtree(directory)
 
     @clause("FBD-SWEEP-2")
-    def test_sweep_keeps_a_live_placeholder(
-        self, impl: Implementation, blobs: Blobs, capsys: pytest.CaptureFixture[str]
-    ) -> None:
+    def test_sweep_keeps_a_live_placeholder(self, impl: Implementation, blobs: Blobs) -> None:
         blob = blobs.moved(b"still in use")
         before = tree(blobs.directory)
-        code, lines = cordspec_sweep(capsys, str(blobs.directory))
-        assert code == 0
-        assert lines[-1].startswith("0 removed, 1 kept"), lines
+        assert before, "move_from left no file to sweep"
+        assert swept_paths(impl, blobs.directory) == set()
         assert tree(blobs.directory) == before
         assert blob.to_bytes() == b"still in use"
 
     @clause("FBD-SWEEP-1", "FBD-SWEEP-2")
     def test_sweep_removes_exactly_the_orphans(
-        self, swept: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+        self, impl: Implementation, swept: Path, tmp_path: Path
     ) -> None:
         gone, parent = dead_pid(), os.getppid()
         orphans = {
@@ -85,37 +94,29 @@ class TestSweep:
         (swept / "sub").mkdir()
         (swept / "sub" / f".executorch_{gone}-1_{RANDOM}.data").write_bytes(b"x")
         before = tree(swept)
-        code, lines = cordspec_sweep(capsys, str(swept))
-        assert code == 0
+        removed = swept_paths(impl, swept)
         assert tree(swept) == before - orphans
         assert outside.read_bytes() == b"outside"
-        assert {line for line in lines if line.startswith("removed ")} == {
-            f"removed {swept / name} (owner pid {name.split('_')[1].split('-')[0]} gone)"
-            for name in orphans
-        }
+        assert removed == {swept / name for name in orphans}
 
     @clause("FBD-SWEEP-3")
     def test_dry_run_removes_nothing_and_lists_what_would_go(
-        self, swept: Path, capsys: pytest.CaptureFixture[str]
+        self, impl: Implementation, swept: Path
     ) -> None:
         gone = dead_pid()
         orphan = swept / f".executorch_{gone}_{RANDOM}.data"
         orphan.write_bytes(b"x")
         (swept / f".executorch_{RANDOM}.data").write_bytes(b"x")
         before = tree(swept)
-        code, lines = cordspec_sweep(capsys, str(swept), "--dry-run")
-        assert code == 0
+        assert swept_paths(impl, swept, dry_run=True) == {orphan}
         assert tree(swept) == before
-        assert [line for line in lines if line.startswith("would remove ")] == [
-            f"would remove {orphan} (owner pid {gone} gone)"
-        ]
-        code, lines = cordspec_sweep(capsys, str(swept))
+        assert swept_paths(impl, swept) == {orphan}
         assert tree(swept) == before - {orphan.name}
 
     @clause("FBD-SWEEP-2", "FBD-SWEEP-3")
     @pytest.mark.parametrize("what", ["missing", "file", "symlink"])
     def test_no_directory_is_an_error_that_removes_nothing(
-        self, swept: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], what: str
+        self, impl: Implementation, swept: Path, tmp_path: Path, what: str
     ) -> None:
         orphan = swept / f".executorch_{dead_pid()}_{RANDOM}.data"
         orphan.write_bytes(b"x")
@@ -124,18 +125,14 @@ class TestSweep:
             target.write_bytes(b"")
         elif what == "symlink":
             target.symlink_to(swept)
-        assert main(["sweep", str(target)]) == 2
-        assert capsys.readouterr().err.startswith(f"cordspec: sweep {target}: ")
+        with pytest.raises(OSError):
+            _sweeper(impl).sweep(str(target), False)
         assert orphan.exists()
 
     @clause("FBD-SWEEP-4")
     @pytest.mark.parametrize("dry_run", [False, True])
     def test_a_file_that_vanishes_mid_sweep_is_skipped(
-        self,
-        swept: Path,
-        capsys: pytest.CaptureFixture[str],
-        monkeypatch: pytest.MonkeyPatch,
-        dry_run: bool,
+        self, impl: Implementation, swept: Path, monkeypatch: pytest.MonkeyPatch, dry_run: bool
     ) -> None:
         """A live process removes its placeholder between the sweep's listing and its look at it."""
         gone = dead_pid()
@@ -151,14 +148,7 @@ class TestSweep:
             return real_stat(path, *args, **kwargs)
 
         monkeypatch.setattr(os, "stat", stat)
-        code, lines = cordspec_sweep(capsys, *(["--dry-run"] if dry_run else []), str(swept))
-        assert code == 0, lines
+        removed = swept_paths(impl, swept, dry_run=dry_run)
+        assert removed == {swept / names[0], swept / names[2]}
         left = sorted(p.name for p in swept.iterdir())
         assert left == ([names[0], names[2]] if dry_run else [])
-        assert lines[-1].startswith("2 would be removed" if dry_run else "2 removed"), lines
-
-
-def cordspec_sweep(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, list[str]]:
-    capsys.readouterr()
-    code = main(["sweep", *args])
-    return code, capsys.readouterr().out.splitlines()

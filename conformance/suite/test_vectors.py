@@ -22,6 +22,8 @@ def _params() -> list[object]:
         marks = [pytest.mark.clause(*vector.clauses)]
         if "externalize" in vector.operations:
             marks.append(pytest.mark.requires(Capability.EXTERNALIZE.value))
+        if any(b.get("as") == "file" for b in vector.data.get("blobs", {}).values()):
+            marks.append(pytest.mark.requires(Capability.FILE_BACKED.value))
         params.append(pytest.param(vector, id=vector.id, marks=marks))
     return params
 
