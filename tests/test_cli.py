@@ -363,6 +363,54 @@ def test_a_bad_deviations_file(tmp_path: Path) -> None:
     assert "bad.txt:1: 'CORD-INIT-1' has no reason" in line
 
 
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("NDS-MERGE-6: merged keys stay", "'NDS-MERGE-6:' is neither a clause id"),
+        ("NDS-MERGE-66 no such clause", "'NDS-MERGE-66' is not a clause of the spec"),
+        ("test_no_such_test a typo", "'test_no_such_test' names no test of the suite"),
+    ],
+)
+def test_a_deviation_that_matches_nothing_is_refused_before_the_run(
+    tmp_path: Path, line: str, problem: str
+) -> None:
+    (tmp_path / "dev.txt").write_text(f"# known\nNDS-MERGE-6 real\n{line}\n", encoding="utf-8")
+    run = cordspec("run", "--deviations", "dev.txt", cwd=tmp_path)
+    assert run.code == 2, run.why()
+    assert run.out == ""  # pytest never started
+    assert f"dev.txt:3: {problem}" in run.proc.stderr, run.why()
+
+
+def test_a_deviation_naming_no_collected_case_is_refused_before_any_test(tmp_path: Path) -> None:
+    (tmp_path / "dev.txt").write_text("test_vector[999-no-such-vector] gone\n", encoding="utf-8")
+    run = cordspec("run", "--deviations", "dev.txt", cwd=tmp_path)
+    assert run.code == pytest.ExitCode.USAGE_ERROR, run.why()
+    assert "dev.txt:1: 'test_vector[999-no-such-vector]': test_vector has no such case" in (
+        run.out + run.proc.stderr
+    ), run.why()
+    assert " passed" not in run.out, run.why()
+
+
+@pytest.mark.parametrize(
+    ("report", "problem"),
+    [
+        ("missing/report.json", "its directory 'missing' does not exist"),
+        ("a-file/report.json", "its directory 'a-file' is not a directory"),
+        ("a-dir.json", "is a directory"),
+    ],
+)
+def test_an_unwritable_report_path_is_refused_before_the_run(
+    tmp_path: Path, report: str, problem: str
+) -> None:
+    (tmp_path / "a-file").write_text("", encoding="utf-8")
+    (tmp_path / "a-dir.json").mkdir()
+    run = cordspec("run", "--report", report, cwd=tmp_path)
+    assert run.code == 2, run.why()
+    assert run.out == ""
+    assert f"{report}: {problem}" in run.proc.stderr, run.why()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-dir.json", "a-file"]
+
+
 def test_an_unknown_report_format(tmp_path: Path) -> None:
     run = cordspec("run", "--report", "out.txt", cwd=tmp_path)
     assert run.code == 2

@@ -490,7 +490,12 @@ def test_json_content() -> None:
         ("B-2", "untested", "3. Extras"),
     ]
     assert data["clauses"][1]["tests"] == [
-        {"nodeid": "t_deviation_A-2", "outcome": "expected deviation", "reason": "A-2: declared"}
+        {
+            "nodeid": "t_deviation_A-2",
+            "outcome": "expected deviation",
+            "reason": "A-2: declared",
+            "failed_clauses": [],
+        }
     ]
     assert data["tests"] == {
         "passed": 1,
@@ -531,10 +536,13 @@ def test_terminal_rows_fit_100_columns() -> None:
 
 def test_write(tmp_path: Path) -> None:
     rep = report("core", *ALL_CORE_PASS)
-    rep.write(tmp_path / "sub" / "r.json")
+    rep.write(tmp_path / "r.json")
     rep.write(tmp_path / "r.md")
-    assert json.loads((tmp_path / "sub" / "r.json").read_text("utf-8")) == rep.to_json()
+    assert json.loads((tmp_path / "r.json").read_text("utf-8")) == rep.to_json()
     assert (tmp_path / "r.md").read_text("utf-8") == rep.to_markdown()
+    with pytest.raises(FileNotFoundError):  # a missing directory is refused before a run
+        rep.write(tmp_path / "sub" / "r.json")
+    assert not (tmp_path / "sub").exists()
     with pytest.raises(ValueError, match="unknown report format"):
         rep.write(tmp_path / "r.txt")
 

@@ -21,8 +21,8 @@ import pytest
 from .. import suite
 from ..adapters import load_implementation, selected_spec
 from ..api import ImplementationError
-from .deviations import read_deviations
-from .report import clause_columns, fit, report_format
+from .deviations import read_deviations, suite_test_names, unmatched
+from .report import check_report_path, clause_columns, fit
 from .spec import PROFILES, Clause, SpecError, load_spec
 
 __all__ = ["main", "pytest_args"]
@@ -42,7 +42,7 @@ def _one_line(text: str) -> str:
 
 def _report_path(value: str) -> str:
     try:
-        report_format(value)
+        check_report_path(value)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return value
@@ -93,6 +93,12 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="load this registered Hypothesis settings profile",
     )
+    run.add_argument(
+        "--shrink",
+        action="store_true",
+        help="shrink failing examples to minimal ones (off by default: a verdict needs one "
+        "failing example, and shrinking against a broken implementation takes minutes)",
+    )
     clauses = commands.add_parser(
         "clauses",
         help="list the clauses of the spec",
@@ -125,6 +131,7 @@ def pytest_args(
     deviations: str | None = None,
     hypothesis_profile: str | None = None,
     extra: Sequence[str] = (),
+    shrink: bool = False,
 ) -> list[str]:
     """The pytest command line ``cordspec run`` uses."""
     args = ["-c", str(INI), "--rootdir", str(INI.parent), "-p", "no:cacheprovider", str(SUITE)]
@@ -135,6 +142,8 @@ def pytest_args(
         args += ["--deviations", deviations]
     if hypothesis_profile is not None:
         args += ["--hypothesis-profile", hypothesis_profile]
+    if shrink:
+        args.append("--shrink")
     return [*args, *extra]
 
 
@@ -163,12 +172,17 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
         if not path.is_file():
             raise _Failure(f"--deviations {args.deviations}: no such file")
         try:
-            read_deviations(path)
+            found = read_deviations(path)
         except ValueError as exc:
             raise _Failure(str(exc).replace("\n", "\ncordspec: ")) from None
+        problems = unmatched(found, load_spec().clauses, suite_test_names(SUITE))
+        if problems:
+            raise _Failure("\ncordspec: ".join(["deviations that match nothing:", *problems]))
         deviations = str(path.resolve())
     reports = [str(Path(p).resolve()) for p in args.report]
-    argv = pytest_args(impl, args.profile, reports, deviations, args.hypothesis_profile, extra)
+    argv = pytest_args(
+        impl, args.profile, reports, deviations, args.hypothesis_profile, extra, args.shrink
+    )
     return int(pytest.main(argv))
 
 
