@@ -49,6 +49,7 @@ from .helpers import (
     State,
     close_each,
     content,
+    left_behind,
     output_state,
     placeholders,
 )
@@ -798,7 +799,8 @@ class StoreMachine(RuleBasedStateMachine):
             shutil.rmtree(self.directory, ignore_errors=True)
             if errors:
                 raise errors[0]
-            assert not left, f"placeholder(s) left behind: {', '.join(map(str, left))}"
+            if left:
+                raise left_behind(left)
 
 
 def _entry_clauses(actual: Output, expected: Output, after: Aftermath) -> list[str]:

@@ -14,7 +14,7 @@ from .. import suite
 from ..adapters import load_implementation, selected_spec
 from ..api import Capability, Implementation, ImplementationError
 from ..harness.checks import failed_clauses
-from ..harness.helpers import Blobs, placeholders
+from ..harness.helpers import Blobs, left_behind, placeholders
 from .deviations import (
     Deviation,
     builtin_deviations_path,
@@ -258,7 +258,7 @@ def _cordspec_no_placeholder_left(request: pytest.FixtureRequest) -> Iterator[No
     yield  # autouse, so set up first and torn down last: after ``blobs`` has closed its objects
     left = placeholders(directory)
     if left:
-        pytest.fail(f"placeholder(s) left behind: {', '.join(str(p) for p in left)}")
+        raise left_behind(left, clause_ids(request.node))
 
 
 class _Reporter:
