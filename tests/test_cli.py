@@ -11,6 +11,7 @@ import fcntl
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -472,6 +473,47 @@ def test_hypothesis_profile_reaches_pytest(tmp_path: Path) -> None:
     )
     assert bad.code != 0
     assert "no-such-profile" in bad.out + bad.proc.stderr
+
+
+SHRINK_HINT = "cordspec: failing examples were not shrunk; for minimal ones, run: "
+
+
+def test_a_failure_is_not_shrunk_by_default_and_the_hint_shrinks_it(tmp_path: Path) -> None:
+    """Counted, not timed: the default run has no shrink phase, and the command it prints for the
+    minimal example runs the failing test again with one."""
+    impl = "tests.mutants.cord_accepts_bytearray:IMPLEMENTATION"
+    statistics = "--hypothesis-show-statistics"
+    quick = cordspec(
+        "run", "--impl", impl, "--", "-q", "-k", "test_any_cord_piece", statistics, cwd=tmp_path
+    )
+    assert quick.code == pytest.ExitCode.TESTS_FAILED, quick.why()
+    assert "during generate phase" in quick.out, quick.why()
+    assert "during shrink phase" not in quick.out, quick.why()
+    hints = [line for line in quick.out.splitlines() if line.startswith(SHRINK_HINT)]
+    assert len(hints) == 1, quick.why()
+    command = shlex.split(hints[0][len(SHRINK_HINT) :])
+    assert command == [
+        "cordspec",
+        "run",
+        "--impl",
+        impl,
+        "--profile",
+        "strict",
+        "--shrink",
+        "--",
+        "-k",
+        "test_any_cord_piece",
+    ]
+    fresh = tmp_path / "fresh"  # no example database: the failure is found and shrunk anew
+    fresh.mkdir()
+    shrunk = cordspec(*command[1:], statistics, cwd=fresh)
+    assert shrunk.code == pytest.ExitCode.TESTS_FAILED, shrunk.why()
+    assert "during shrink phase" in shrunk.out, shrunk.why()
+    assert SHRINK_HINT not in shrunk.out
+
+
+def test_a_passing_run_prints_no_shrink_hint(full_run: Run) -> None:
+    assert SHRINK_HINT not in full_run.out
 
 
 def test_the_console_script_finds_modules_of_the_current_directory(tmp_path: Path) -> None:
