@@ -40,6 +40,7 @@ OVER_THE_BOUND: dict[str, int] = {
     "del_only_cleanup": 3,
     "externalize_keeps_inline": 6,
     "key_conflict_accepted": 10,
+    "layout_dropped": 7,
     "supplied_digest_ignored": 5,
 }
 """Mutants still blamed on more than MAX_OTHERS other clauses when last measured
