@@ -41,6 +41,10 @@ OVER_THE_BOUND: dict[str, int] = {
     "externalize_keeps_inline": 6,
     "key_conflict_accepted": 10,
     "layout_dropped": 7,
+    "merge_closes_other": 5,
+    "merge_rewrites_other": 3,
+    "merge_skips_external": 11,
+    "sha256_hex": 28,
     "supplied_digest_ignored": 5,
 }
 """Mutants still blamed on more than MAX_OTHERS other clauses when last measured
