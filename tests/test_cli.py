@@ -11,6 +11,7 @@ import fcntl
 import json
 import os
 import re
+import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -422,6 +423,54 @@ def test_a_bad_deviations_file(tmp_path: Path) -> None:
     assert "bad.txt:1: 'CORD-INIT-1' has no reason" in line
 
 
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        ("NDS-MERGE-6: merged keys stay", "'NDS-MERGE-6:' is neither a clause id"),
+        ("NDS-MERGE-66 no such clause", "'NDS-MERGE-66' is not a clause of the spec"),
+        ("test_no_such_test a typo", "'test_no_such_test' names no test of the suite"),
+    ],
+)
+def test_a_deviation_that_matches_nothing_is_refused_before_the_run(
+    tmp_path: Path, line: str, problem: str
+) -> None:
+    (tmp_path / "dev.txt").write_text(f"# known\nNDS-MERGE-6 real\n{line}\n", encoding="utf-8")
+    run = cordspec("run", "--deviations", "dev.txt", cwd=tmp_path)
+    assert run.code == 2, run.why()
+    assert run.out == ""  # pytest never started
+    assert f"dev.txt:3: {problem}" in run.proc.stderr, run.why()
+
+
+def test_a_deviation_naming_no_collected_case_is_refused_before_any_test(tmp_path: Path) -> None:
+    (tmp_path / "dev.txt").write_text("test_vector[999-no-such-vector] gone\n", encoding="utf-8")
+    run = cordspec("run", "--deviations", "dev.txt", cwd=tmp_path)
+    assert run.code == pytest.ExitCode.USAGE_ERROR, run.why()
+    assert "dev.txt:1: 'test_vector[999-no-such-vector]': test_vector has no such case" in (
+        run.out + run.proc.stderr
+    ), run.why()
+    assert " passed" not in run.out, run.why()
+
+
+@pytest.mark.parametrize(
+    ("report", "problem"),
+    [
+        ("missing/report.json", "its directory 'missing' does not exist"),
+        ("a-file/report.json", "its directory 'a-file' is not a directory"),
+        ("a-dir.json", "is a directory"),
+    ],
+)
+def test_an_unwritable_report_path_is_refused_before_the_run(
+    tmp_path: Path, report: str, problem: str
+) -> None:
+    (tmp_path / "a-file").write_text("", encoding="utf-8")
+    (tmp_path / "a-dir.json").mkdir()
+    run = cordspec("run", "--report", report, cwd=tmp_path)
+    assert run.code == 2, run.why()
+    assert run.out == ""
+    assert f"{report}: {problem}" in run.proc.stderr, run.why()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-dir.json", "a-file"]
+
+
 def test_an_unknown_report_format(tmp_path: Path) -> None:
     run = cordspec("run", "--report", "out.txt", cwd=tmp_path)
     assert run.code == 2
@@ -483,6 +532,47 @@ def test_hypothesis_profile_reaches_pytest(tmp_path: Path) -> None:
     )
     assert bad.code != 0
     assert "no-such-profile" in bad.out + bad.proc.stderr
+
+
+SHRINK_HINT = "cordspec: failing examples were not shrunk; for minimal ones, run: "
+
+
+def test_a_failure_is_not_shrunk_by_default_and_the_hint_shrinks_it(tmp_path: Path) -> None:
+    """Counted, not timed: the default run has no shrink phase, and the command it prints for the
+    minimal example runs the failing test again with one."""
+    impl = "tests.mutants.cord_accepts_bytearray:IMPLEMENTATION"
+    statistics = "--hypothesis-show-statistics"
+    quick = cordspec(
+        "run", "--impl", impl, "--", "-q", "-k", "test_any_cord_piece", statistics, cwd=tmp_path
+    )
+    assert quick.code == pytest.ExitCode.TESTS_FAILED, quick.why()
+    assert "during generate phase" in quick.out, quick.why()
+    assert "during shrink phase" not in quick.out, quick.why()
+    hints = [line for line in quick.out.splitlines() if line.startswith(SHRINK_HINT)]
+    assert len(hints) == 1, quick.why()
+    command = shlex.split(hints[0][len(SHRINK_HINT) :])
+    assert command == [
+        "cordspec",
+        "run",
+        "--impl",
+        impl,
+        "--profile",
+        "strict",
+        "--shrink",
+        "--",
+        "-k",
+        "test_any_cord_piece",
+    ]
+    fresh = tmp_path / "fresh"  # no example database: the failure is found and shrunk anew
+    fresh.mkdir()
+    shrunk = cordspec(*command[1:], statistics, cwd=fresh)
+    assert shrunk.code == pytest.ExitCode.TESTS_FAILED, shrunk.why()
+    assert "during shrink phase" in shrunk.out, shrunk.why()
+    assert SHRINK_HINT not in shrunk.out
+
+
+def test_a_passing_run_prints_no_shrink_hint(full_run: Run) -> None:
+    assert SHRINK_HINT not in full_run.out
 
 
 def test_the_console_script_finds_modules_of_the_current_directory(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance import suite
 from conformance.adapters import load_implementation
 from conformance.api import ImplementationError
 from conformance.run import deviations
@@ -15,7 +16,12 @@ from conformance.run.deviations import (
     builtin_deviations_path,
     parse_deviations,
     read_deviations,
+    suite_test_names,
+    unmatched,
 )
+from conformance.run.spec import load_spec
+
+SUITE = Path(suite.__file__).parent
 
 
 def test_targets_and_reasons() -> None:
@@ -167,3 +173,50 @@ def test_a_malformed_release_list_is_refused(tag: str) -> None:
 def test_releases_without_a_target_are_refused() -> None:
     with pytest.raises(ValueError, match=r"x:1: releases but no target"):
         parse_deviations("[1.0.1]\n", "x", "1.0.1")
+@pytest.mark.parametrize(
+    "target", ["NDS-MERGE-6:", "- NDS-MERGE-6", "nds-merge-6", "NDS-MERGE", "Test_x", "TestFoo"]
+)
+def test_a_target_of_another_shape_is_an_error(target: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        parse_deviations(f"# header\n{target} a reason\n", "x.deviations")
+    first = target.split()[0]
+    assert str(caught.value) == (
+        f"x.deviations:2: {first!r} is neither a clause id (like NDS-MERGE-6) nor a test name "
+        "(test_name, test_name[param] or TestClass::test_name)"
+    )
+
+
+CLAUSES = ("NDS-MERGE-6", "FBD-READ-1")
+TESTS = frozenset({"test_merge", "test_vector"})
+
+
+def test_targets_that_match_a_clause_or_a_test_are_kept() -> None:
+    found = parse_deviations("NDS-MERGE-6 a\ntest_merge b\ntest_vector[001-x] c\n", "x.deviations")
+    assert unmatched(found, CLAUSES, TESTS, ["test_merge", "test_vector[001-x]"]) == []
+    # a case of a function this run did not collect (e.g. its module was --ignore'd) is kept
+    assert unmatched(found, CLAUSES, TESTS, ["test_merge"]) == []
+
+
+def test_targets_that_match_nothing_are_named_with_their_line() -> None:
+    found = parse_deviations(
+        "NDS-MERGE-6 fine\nNDS-MERGE-66 no such clause\ntest_mreg a typo\n"
+        "test_vector[999-gone] no such case\n",
+        "x.deviations",
+    )
+    assert unmatched(found, CLAUSES, TESTS, ["test_vector[001-x]"]) == [
+        "x.deviations:2: 'NDS-MERGE-66' is not a clause of the spec",
+        "x.deviations:3: 'test_mreg' names no test of the suite",
+        "x.deviations:4: 'test_vector[999-gone]': test_vector has no such case",
+    ]
+
+
+def test_the_suites_test_names_are_read_from_its_modules() -> None:
+    names = suite_test_names(SUITE)
+    assert {"test_core_store_machine", "test_vector", "test_output_is_a_snapshot"} <= names
+    assert not [n for n in names if not n.startswith("test")]
+
+
+def test_the_executorch_deviations_all_match() -> None:
+    found = read_deviations(builtin_deviations_path("executorch"))
+    assert found
+    assert unmatched(found, load_spec().clauses, suite_test_names(SUITE)) == []

@@ -1,21 +1,20 @@
-"""The suite's strength: it must reject every broken implementation in ``tests/mutants/`` by a
-failure of a clause the mutant's docstring names, and pass the reference.
+"""The suite's strength and its aim: it must reject every broken implementation in
+``tests/mutants/`` by a failure of a clause the mutant's docstring names, blame at most
+``MAX_OTHERS`` other clauses for it, and pass the reference.
 
-Each mutant runs in a child ``python -m conformance run --profile strict`` (as a user would run
-the suite), limited by ``tests/mutants/_select.py`` to the suite tests that name one of the
-mutant's clauses: those clauses get their full results in the JSON report, the others are left
-"untested", and the run takes seconds. The reference and ``_control`` (the mutants' shared
-scaffolding, unbroken) run the whole suite. These runs carry the ``meta`` marker (``tox -e meta``,
-``pytest -m meta -n 2``): parametrized, so xdist runs two at a time.
+Each mutant runs in a child ``python -m conformance run --profile strict`` over the whole suite (as
+a user would run it), with the default Hypothesis settings made deterministic
+(``ci-no-shrink``: derandomized, no shrink phase). The reference and ``_control`` (the mutants'
+shared scaffolding, unbroken) must pass. These runs carry the ``meta`` marker (``tox -e meta``,
+``pytest -m meta -n 2``): parametrized, so xdist runs two at a time. ``docs/mutation.md`` lists
+each mutant's failed clauses.
 """
 
 from __future__ import annotations
 
-import functools
 import json
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,14 +22,36 @@ from typing import Any
 import pytest
 
 from conformance import suite
+from conformance.harness.hypothesis_profiles import NO_SHRINK
 from tests.children import REPO, subprocess_env
 from tests.mutants import breaks, mutant_names
-from tests.mutants._select import MAP_VARIABLE, PROFILE, VARIABLE
 
-SUITE = Path(suite.__file__).parent
-SELECT = "tests.mutants._select"
-TIMEOUT = 600
+TIMEOUT = 900
 MUTANTS = mutant_names()
+MAX_OTHERS = 2
+"""Clauses a mutant does not declare that its failure may still be blamed on (issue 10)."""
+OVER_THE_BOUND: dict[str, int] = {
+    "alignment_unchecked": 3,
+    "close_deletes_borrowed": 5,
+    "close_keeps_file": 16,
+    "close_not_idempotent": 3,
+    "dedup_digest_only": 6,
+    "dedup_fingerprint_only": 16,
+    "dedup_keeps_last": 19,
+    "del_only_cleanup": 3,
+    "externalize_keeps_inline": 6,
+    "key_conflict_accepted": 10,
+    "layout_dropped": 7,
+    "merge_closes_other": 5,
+    "merge_rewrites_other": 3,
+    "merge_skips_external": 11,
+    "sha256_hex": 28,
+    "supplied_digest_ignored": 5,
+}
+"""Mutants still blamed on more than MAX_OTHERS other clauses when last measured
+(``docs/mutation.md``), and how many: a ratchet, so that attribution can only get better; the
+issue's target is that this is empty."""
+HYPOTHESIS_PROFILE = f"ci{NO_SHRINK}"
 UNTESTABLE_KEYWORDS = ("SHOULD", "SHOULD NOT", "MAY")
 """A clause the suite cannot test (a serializer's duty) may be "untested" without failing."""
 
@@ -43,9 +64,6 @@ class Run:
     output: str
     report: dict[str, Any]
 
-    def status(self, clause: str) -> str:
-        return next(c["status"] for c in self.report["clauses"] if c["id"] == clause)
-
     def failed(self) -> list[str]:
         return [c["id"] for c in self.report["clauses"] if c["status"] == "failed"]
 
@@ -54,11 +72,11 @@ class Run:
         return f"exit {self.returncode}; failed clauses {self.failed()}\n{tail}"
 
 
-def _cordspec(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+def _cordspec(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "conformance", *args],
         cwd=REPO,
-        env=subprocess_env(**env),
+        env=subprocess_env(),
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
@@ -66,36 +84,12 @@ def _cordspec(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@functools.cache
-def suite_modules() -> dict[str, frozenset[Path]]:
-    """Each clause, and the suite modules whose collected tests name it (collected once)."""
-    with tempfile.TemporaryDirectory() as scratch:
-        output = Path(scratch) / "map.json"
-        done = _cordspec(
-            "run", "--", "--collect-only", "-q", "-p", SELECT, **{MAP_VARIABLE: str(output)}
-        )
-        assert output.is_file(), f"collecting the suite failed:\n{done.stdout}{done.stderr}"
-        rows: dict[str, list[str]] = json.loads(output.read_text(encoding="utf-8"))
-    modules: dict[str, set[Path]] = {}
-    for nodeid, clauses in rows.items():
-        module = (SUITE.parent / nodeid.partition("::")[0]).resolve()
-        for clause in clauses:
-            modules.setdefault(clause, set()).add(module)
-    return {clause: frozenset(paths) for clause, paths in modules.items()}
-
-
-def run_suite(impl: str, report: Path, clauses: tuple[str, ...] = ()) -> Run:
-    """Run the suite against ``impl`` (strict profile) in a child process; with ``clauses``, only
-    the tests that name one of them, and only the modules that hold such tests are collected."""
-    args = ["run", "--impl", impl, "--profile", "strict", "--report", str(report)]
-    if clauses:
-        needed = set().union(*(suite_modules().get(c, frozenset()) for c in clauses))
-        ignored = sorted(p for p in SUITE.glob("test_*.py") if p.resolve() not in needed)
-        args += ["--hypothesis-profile", PROFILE, "--", "-q", "-p", SELECT]
-        args += [f"--ignore={p}" for p in ignored]
-    else:
-        args += ["--", "-q"]
-    done = _cordspec(*args, **{VARIABLE: " ".join(clauses)})
+def run_suite(impl: str, report: Path) -> Run:
+    """Run the whole suite against ``impl`` (strict profile) in a child process."""
+    done = _cordspec(
+        "run", "--impl", impl, "--profile", "strict", "--report", str(report),
+        "--hypothesis-profile", HYPOTHESIS_PROFILE, "--", "-q",
+    )  # fmt: skip
     output = done.stdout + done.stderr
     assert report.is_file(), f"no report from the run against {impl}:\n{output}"
     return Run(done.returncode, output, json.loads(report.read_text(encoding="utf-8")))
@@ -103,6 +97,11 @@ def run_suite(impl: str, report: Path, clauses: tuple[str, ...] = ()) -> Run:
 
 def test_there_are_enough_mutants() -> None:
     assert len(MUTANTS) >= 25, MUTANTS
+
+
+def test_the_ratchet_names_real_mutants_over_the_bound() -> None:
+    assert set(OVER_THE_BOUND) <= set(MUTANTS)
+    assert all(count > MAX_OTHERS for count in OVER_THE_BOUND.values()), OVER_THE_BOUND
 
 
 @pytest.mark.parametrize("name", MUTANTS)
@@ -116,14 +115,16 @@ def test_mutant_docstring_names_known_clauses(name: str) -> None:
 
 @pytest.mark.meta
 @pytest.mark.parametrize("name", MUTANTS)
-def test_mutant_is_rejected_by_a_clause_it_breaks(name: str, tmp_path: Path) -> None:
+def test_mutant_fails_its_clauses_and_few_others(name: str, tmp_path: Path) -> None:
     named = breaks(name)
-    run = run_suite(f"tests.mutants.{name}:IMPLEMENTATION", tmp_path / "report.json", named)
-    # Untested clauses alone make a restricted run exit non-zero: require a failed test too.
+    run = run_suite(f"tests.mutants.{name}:IMPLEMENTATION", tmp_path / "report.json")
     assert run.returncode == pytest.ExitCode.TESTS_FAILED, f"{name}: {run.summary()}"
-    assert run.report["tests"]["failed"], f"{name} survived the suite: {run.summary()}"
-    caught = [c for c in named if run.status(c) == "failed"]
+    failed = run.failed()
+    caught = [c for c in named if c in failed]
     assert caught, f"{name} was rejected, but by none of {', '.join(named)}: {run.summary()}"
+    others = [c for c in failed if c not in named]
+    bound = OVER_THE_BOUND.get(name, MAX_OTHERS)
+    assert len(others) <= bound, f"{name} is blamed on {others} too: {run.summary()}"
 
 
 @pytest.mark.meta

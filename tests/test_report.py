@@ -494,7 +494,12 @@ def test_json_content() -> None:
         ("B-2", "untested", "3. Extras"),
     ]
     assert data["clauses"][1]["tests"] == [
-        {"nodeid": "t_deviation_A-2", "outcome": "expected deviation", "reason": "A-2: declared"}
+        {
+            "nodeid": "t_deviation_A-2",
+            "outcome": "expected deviation",
+            "reason": "A-2: declared",
+            "failed_clauses": [],
+        }
     ]
     assert data["tests"] == {
         "passed": 1,
@@ -535,10 +540,13 @@ def test_terminal_rows_fit_100_columns() -> None:
 
 def test_write(tmp_path: Path) -> None:
     rep = report("core", *ALL_CORE_PASS)
-    rep.write(tmp_path / "sub" / "r.json")
+    rep.write(tmp_path / "r.json")
     rep.write(tmp_path / "r.md")
-    assert json.loads((tmp_path / "sub" / "r.json").read_text("utf-8")) == rep.to_json()
+    assert json.loads((tmp_path / "r.json").read_text("utf-8")) == rep.to_json()
     assert (tmp_path / "r.md").read_text("utf-8") == rep.to_markdown()
+    with pytest.raises(FileNotFoundError):  # a missing directory is refused before a run
+        rep.write(tmp_path / "sub" / "r.json")
+    assert not (tmp_path / "sub").exists()
     with pytest.raises(ValueError, match="unknown report format"):
         rep.write(tmp_path / "r.txt")
 
@@ -805,3 +813,82 @@ def test_a_clause_of_an_absent_part_is_not_applicable_whatever_its_tests_did() -
     assert rep.verdict_lines()[0].startswith("core (without: sweep):   ")
     assert "- **strict** (without: sweep): " in rep.to_markdown()
     assert rep.to_json()["verdicts"]["strict"]["without"] == ["sweep"]
+# --- a failure counts against the clause its check names (conformance.harness.checks) -----------
+
+
+def test_a_failure_naming_its_clause_fails_only_that_clause() -> None:
+    machine = Result("t::machine", ("A-1", "A-2", "A-3"), F, "boom (A-2)", ("A-2",))
+    assert (machine.fails("A-2"), machine.fails("A-1"), machine.stopped("A-1")) == (
+        True,
+        False,
+        True,
+    )
+    assert clause_status([machine], "A-2") == (Status.FAILED, "t::machine: boom (A-2)")
+    assert clause_status([machine, result(P, "A-1")], "A-1") == (Status.PASSED, "")
+    assert clause_status([machine], "A-1") == (
+        Status.UNTESTED,
+        "t::machine stopped at a failure of A-2",
+    )
+    plain = Result("t::plain", ("A-1", "A-2"), F, "boom")
+    assert clause_status([plain], "A-1")[0] is Status.FAILED  # names no clause: fails them all
+
+
+def test_failed_clauses_of_exceptions() -> None:
+    from conformance.harness.checks import ClauseFailure, blame, check, failed_clauses
+
+    with pytest.raises(ClauseFailure) as caught:
+        check(1 == 2, "one is two", "A-1")
+    assert (str(caught.value), failed_clauses(caught.value)) == ("one is two (A-1)", ("A-1",))
+    with pytest.raises(ClauseFailure) as blamed, blame("B-1", "B-2"):
+        raise KeyError("k")
+    assert failed_clauses(blamed.value) == ("B-1", "B-2")
+    assert isinstance(blamed.value.__cause__, KeyError)
+    assert failed_clauses(AssertionError("plain")) is None
+    group = _Group(ClauseFailure("a", ("A-1",)), ClauseFailure("b", ("B-1",)))
+    assert failed_clauses(group) == ("A-1", "B-1")
+    assert failed_clauses(_Group(ClauseFailure("a", ("A-1",)), AssertionError("b"))) is None
+
+
+class _Group(Exception):
+    """An exception group as Hypothesis raises for distinct failures (3.10 has no builtin)."""
+
+    def __init__(self, *exceptions: BaseException) -> None:
+        super().__init__("several failures")
+        self.exceptions = exceptions
+
+
+ATTRIBUTED_SUITE = """
+import pytest
+from conformance.harness.checks import check
+
+
+@pytest.mark.clause("CORD-INIT-1", "CORD-INIT-2", "CORD-INIT-3")
+def test_many_clauses():
+    check(True, "fine", "CORD-INIT-1")
+    check(False, "the second is broken", "CORD-INIT-2")
+
+
+@pytest.mark.clause("CORD-INIT-3")
+def test_its_own():
+    pass
+"""
+
+
+@pytest.mark.parametrize("xdist", [False, True], ids=["serial", "xdist"])
+def test_plugin_counts_a_failure_against_the_clause_its_check_names(
+    pytester: pytest.Pytester, xdist: bool
+) -> None:
+    pytester.makepyfile(test_attributed=ATTRIBUTED_SUITE)
+    args = [*QUIET, "--report", "r.json", *(["-n", "2"] if xdist else [])]
+    result = pytester.runpytest_subprocess(*args)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
+    data = reported(pytester)
+    got = {c["id"]: c["status"] for c in data["clauses"]}
+    assert (got["CORD-INIT-1"], got["CORD-INIT-2"], got["CORD-INIT-3"]) == (
+        "untested",
+        "failed",
+        "passed",
+    )
+    init2 = next(c for c in data["clauses"] if c["id"] == "CORD-INIT-2")
+    assert init2["tests"][0]["failed_clauses"] == ["CORD-INIT-2"]
+    jsonschema.Draft202012Validator(SCHEMA).validate(data)

@@ -349,3 +349,31 @@ def test_repository_spec_is_well_formed() -> None:
     spec = load_spec()
     assert len(spec.clauses) >= 60
     assert {clause.profile for clause in spec.clauses.values()} == {"core", "strict"}
+
+
+# --- the clause texts say what the suite checks -------------------------------------------------
+
+
+def test_the_prefix_read_bound_is_the_one_the_clauses_state() -> None:
+    """FBD-READ-1 and NDS-DEDUP-3 state the one read buffer the suite allows a prefix read."""
+    from conformance.harness.measure import PREFIX_READ_BOUND
+
+    clauses = load_spec().clauses
+    stated = f"at most one read buffer of {PREFIX_READ_BOUND // 1024} KiB"
+    for clause in ("FBD-READ-1", "NDS-DEDUP-3"):
+        assert stated in " ".join(clauses[clause].text.split()), clause
+
+
+def test_fbd_fault_2_says_what_a_known_digest_does() -> None:
+    """The suite checks that a supplied or computed digest outlives the file (FBD-FAULT-2)."""
+    text = " ".join(load_spec().clauses["FBD-FAULT-2"].text.split())
+    assert "`sha256` when it has to read the file" in text
+    assert "`sha256()` MUST return it, file or no file" in text
+
+
+def test_fbd_write_1_says_which_sinks_core_covers() -> None:
+    """FBD-WRITE-1 names the raw sinks that its short-write tests use, as core."""
+    text = " ".join(load_spec().clauses["FBD-WRITE-1"].text.split())
+    for sink in ("`io.BufferedIOBase`", "`io.RawIOBase`", "returns the number of bytes it took"):
+        assert sink in text, sink
+    assert "Core covers all three" in text

@@ -7,12 +7,13 @@ import hashlib
 import itertools
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..api import DataEntry, FileBackedData, Implementation, NamedDataStore, NamedDataStoreOutput
+from .checks import ClauseFailure
 from .model import FINGERPRINT_LENGTH, duplicate_key_message
 
 StateEntry = tuple[str, int, int, object]
@@ -100,14 +101,32 @@ class Blobs:
 
 def close_each(made: list[FileBackedData]) -> list[BaseException]:
     """Close every object of ``made`` and empty it, newest first; return the errors (each close is
-    attempted, so one failing close leaves no other object open)."""
+    attempted, so one failing close leaves no other object open). The error of a close of an
+    object that was closed already names FBD-CLOSE-2 (a second close must not raise)."""
     errors: list[BaseException] = []
     while made:
+        blob = made.pop()
+        again = getattr(blob, "closed", False) is True
         try:
-            made.pop().close()
+            blob.close()
         except Exception as exc:  # the caller decides what to raise
-            errors.append(exc)
+            if again:
+                failure = ClauseFailure(f"a second close() raised {exc!r}", ("FBD-CLOSE-2",))
+                failure.__cause__ = exc
+                errors.append(failure)
+            else:
+                errors.append(exc)
     return errors
+
+
+def left_behind(left: Sequence[Path], clauses: Sequence[str] = ()) -> ClauseFailure:
+    """The failure for placeholder-named files left once every object was closed: FBD-CLOSE-1's
+    (an owned file outlived its close), unless the test checks FBD-MOVE-4 (no placeholder of a
+    failed move remains), which then answers for them."""
+    blamed = "FBD-MOVE-4" if "FBD-MOVE-4" in clauses else "FBD-CLOSE-1"
+    return ClauseFailure(
+        f"placeholder(s) left behind: {', '.join(map(str, left))} ({blamed})", (blamed,)
+    )
 
 
 def close_all(made: list[FileBackedData]) -> None:

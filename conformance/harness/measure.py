@@ -37,7 +37,8 @@ are well under)."""
 READ_BOUND = 1 * MiB
 """Bytes an operation on BIG that must not read (or copy) the file may still read (or write)."""
 PREFIX_READ_BOUND = 64 * 1024
-"""Bytes ``prefix(32)`` or one fingerprint may read: a buffered read of one block, not the file."""
+"""Bytes ``prefix(n)`` or one fingerprint may read beyond the ``n`` (or 32) bytes asked for: one
+read buffer, as FBD-READ-1 and NDS-DEDUP-3 say, not the file."""
 READ_LIMIT = MiB // 4
 """Bytes a store's "does not read the file" check tolerates (buffered reads, /proc reads)."""
 

@@ -23,7 +23,7 @@ import hashlib
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TypeGuard
+from typing import TypeGuard, TypeVar
 
 from ..run.spec import PROFILES, Profile
 
@@ -36,6 +36,7 @@ __all__ = [
     "Profile",
     "Unspecified",
     "alignment_message",
+    "clause_of",
     "duplicate_key_message",
     "shard_tag",
 ]
@@ -49,6 +50,24 @@ FINGERPRINT_LENGTH = 32
 
 class ExactValueError(ValueError):
     """A ValueError whose message the spec fixes word for word (NDS-ADD-3, NDS-KEY-3)."""
+
+
+E = TypeVar("E", bound=Exception)
+
+
+def _because(clause: str, error: E) -> E:
+    """``error``, marked as the one ``clause`` requires (read back by :func:`clause_of`)."""
+    setattr(error, _CLAUSE_ATTRIBUTE, clause)
+    return error
+
+
+_CLAUSE_ATTRIBUTE = "cordspec_clause"
+
+
+def clause_of(error: BaseException) -> str | None:
+    """The clause that requires the model's ``error``, if it was marked with one."""
+    found = getattr(error, _CLAUSE_ATTRIBUTE, None)
+    return found if isinstance(found, str) else None
 
 
 def duplicate_key_message(key: object, existing: int, new: int) -> str:
@@ -215,27 +234,38 @@ class Model:
         errors: list[Exception] = []
         open_: list[Unspecified] = []
         if not isinstance(contents, bytes):  # NDS-ADD-1
-            errors.append(TypeError(f"unsupported named data type: {type(contents).__name__}"))
+            errors.append(
+                _because(
+                    "NDS-ADD-1",
+                    TypeError(f"unsupported named data type: {type(contents).__name__}"),
+                )
+            )
         if alignment is not None and not _is_int(alignment):
             if strict:  # NDS-ADD-5
-                errors.append(TypeError(f"alignment must be an int, not {alignment!r}"))
+                errors.append(
+                    _because("NDS-ADD-5", TypeError(f"alignment must be an int, not {alignment!r}"))
+                )
             else:
                 open_.append(self._unspecified("alignment of another type", None, TypeError))
         elif alignment is not None and isinstance(alignment, int) and alignment <= 0:
-            errors.append(ExactValueError(alignment_message(alignment)))  # NDS-ADD-3
+            errors.append(_because("NDS-ADD-3", ExactValueError(alignment_message(alignment))))
         if not isinstance(key, str):
             if strict:  # NDS-ADD-6
-                errors.append(TypeError(f"key must be a str, not {key!r}"))
+                errors.append(_because("NDS-ADD-6", TypeError(f"key must be a str, not {key!r}")))
             else:
                 open_.append(self._unspecified("key of another type", None, TypeError))
         if tag is not None and not isinstance(tag, str):
             if strict:  # NDS-ADD-6
-                errors.append(TypeError(f"external tag must be a str or None, not {tag!r}"))
+                errors.append(
+                    _because(
+                        "NDS-ADD-6", TypeError(f"external tag must be a str or None, not {tag!r}")
+                    )
+                )
             else:
                 open_.append(self._unspecified("tag of another type", None, TypeError))
         elif tag == "":
             if strict:  # NDS-ADD-6
-                errors.append(ValueError("external tag must not be empty"))
+                errors.append(_because("NDS-ADD-6", ValueError("external tag must not be empty")))
             else:
                 open_.append(self._unspecified("empty tag", None, ValueError))
         return errors, open_
@@ -282,18 +312,28 @@ class Model:
             place, entry = found
             old = self.blobs[entry.buffer]
             if not _same_for_key(old, blob):  # NDS-KEY-3
-                raise ExactValueError(
-                    duplicate_key_message(key, len(old.contents), len(blob.contents))
+                raise _because(
+                    "NDS-KEY-3",
+                    ExactValueError(
+                        duplicate_key_message(key, len(old.contents), len(blob.contents))
+                    ),
                 )
             if place != tag:  # NDS-KEY-5
                 if strict:
-                    raise ValueError(
-                        f"key {key!r} is already in {_place(place)}, cannot add it to {_place(tag)}"
+                    raise _because(
+                        "NDS-KEY-5",
+                        ValueError(
+                            f"key {key!r} is already in {_place(place)}, "
+                            f"cannot add it to {_place(tag)}"
+                        ),
                     )
                 return self._unspecified("equal key re-added under another place", None, ValueError)
             if layout != entry.layout:  # NDS-KEY-6
                 if strict:
-                    raise ValueError(f"key {key!r} is already present with another tensor layout")
+                    raise _because(
+                        "NDS-KEY-6",
+                        ValueError(f"key {key!r} is already present with another tensor layout"),
+                    )
                 return self._unspecified("equal key re-added with another layout", None, ValueError)
             if alignment != entry.alignment:  # NDS-ALIGN-2 (strict); core keeps NDS-KEY-2 only
                 if not strict:
@@ -330,7 +370,7 @@ class Model:
         problem = _malformed(other)
         if problem is not None:  # NDS-MERGE-7
             if self.profile == "strict":
-                raise ValueError(problem)
+                raise _because("NDS-MERGE-7", ValueError(problem))
             return self._unspecified(f"malformed output: {problem}", None, ValueError, IndexError)
         work = copy.deepcopy(self)
         first_error: Exception | None = None
@@ -366,13 +406,18 @@ class Model:
     def externalize(self, max_data_bytes: object, tag_prefix: object) -> Unspecified | None:
         """``externalize_pte_data(max_data_bytes, tag_prefix)`` (NDS-EXT-1 to -8)."""
         if not _is_int(max_data_bytes) or max_data_bytes <= 0:  # NDS-EXT-1
-            raise ValueError(f"max_data_bytes must be a positive int, not {max_data_bytes!r}")
+            raise _because(
+                "NDS-EXT-1",
+                ValueError(f"max_data_bytes must be a positive int, not {max_data_bytes!r}"),
+            )
         if not isinstance(tag_prefix, str):
             if self.profile == "strict":  # NDS-EXT-8
-                raise ValueError(f"tag_prefix must be a str, not {tag_prefix!r}")
+                raise _because(
+                    "NDS-EXT-8", ValueError(f"tag_prefix must be a str, not {tag_prefix!r}")
+                )
             return self._unspecified("tag prefix of another type", None, ValueError)
         if not tag_prefix:  # NDS-EXT-1
-            raise ValueError("tag_prefix must not be empty")
+            raise _because("NDS-EXT-1", ValueError("tag_prefix must not be empty"))
         groups: dict[int, list[str]] = {}  # NDS-EXT-3: inline keys grouped by buffer
         for key, entry in self.pte.items():
             groups.setdefault(entry.buffer, []).append(key)
@@ -381,9 +426,12 @@ class Model:
         for index, keys in sorted(groups.items(), key=lambda group: sorted(group[1])):
             length = len(self.blobs[index].contents)
             if length > max_data_bytes:  # NDS-EXT-5
-                raise ValueError(
-                    f"buffer {index} has {length} bytes and exceeds external data shard cap "
-                    f"{max_data_bytes}"
+                raise _because(
+                    "NDS-EXT-5",
+                    ValueError(
+                        f"buffer {index} has {length} bytes and exceeds external data shard cap "
+                        f"{max_data_bytes}"
+                    ),
                 )
             if shards and shards[-1] and size + length > max_data_bytes:
                 shards.append([])
@@ -397,7 +445,7 @@ class Model:
             tag = shard_tag(tag_prefix, keys)  # NDS-EXT-4
             entries = {key: self.pte[key] for key in sorted(keys)}
             if tag in external and external[tag] != entries:  # NDS-EXT-6
-                raise ValueError(f"external data tag collision for {tag}")
+                raise _because("NDS-EXT-6", ValueError(f"external data tag collision for {tag}"))
             external[tag] = entries
         if self.pte:  # NDS-EXT-2; NDS-EXT-7: a second call finds nothing inline
             self.external, self.pte = external, {}

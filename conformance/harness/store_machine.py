@@ -43,11 +43,13 @@ from hypothesis.stateful import (
 )
 
 from ..api import Capability, DataEntry, FileBackedData, Implementation
+from .checks import ClauseFailure, check
 from .helpers import (
     PREFIX,
     State,
     close_each,
     content,
+    left_behind,
     output_state,
     placeholders,
 )
@@ -59,6 +61,7 @@ from .model import (
     Output,
     Profile,
     Unspecified,
+    clause_of,
 )
 from .vectors import (
     Vector,
@@ -248,6 +251,8 @@ class StoreMachine(RuleBasedStateMachine):
         self.step_number = 0
         self.failure = ""
         """The message of the failure, if any (its clause ids name the vector's clauses)."""
+        self.after = Aftermath(("NDS-ADD-2",))
+        """What the last step may have left wrong (checked by the invariants after it)."""
 
     # -- blobs ---------------------------------------------------------------------------------
 
@@ -316,9 +321,15 @@ class StoreMachine(RuleBasedStateMachine):
         model_step: Callable[[], Unspecified | None],
         actual_step: Callable[[], object],
         sources: Mapping[str, bytes] | None = None,
+        refused: tuple[str, ...] = ("NDS-ADD-1",),
     ) -> None:
-        """Run one step on the model and the implementation and compare the outcomes."""
+        """Run one step on the model and the implementation and compare the outcomes.
+
+        ``refused`` names the clauses a step breaks when it fails where the model succeeds (and
+        that the next check of the stores blames for what the step left wrong); where the model
+        raises, the clause that requires its error is blamed."""
         self.step_number += 1
+        self.after = Aftermath(("NDS-ADD-2",) if refused == ("NDS-ADD-1",) else refused)
         expected: BaseException | None = None
         result: Unspecified | None = None
         try:
@@ -342,44 +353,68 @@ class StoreMachine(RuleBasedStateMachine):
             self.trace.open_steps.append(index + 1)
             note(f"  (the spec leaves this open: {result.reason}; now the store's state is taken)")
             if outcome is not None and not isinstance(outcome, ValueError | TypeError):
-                raise AssertionError(f"{text}: unexpected {shown}") from outcome
+                raise ClauseFailure(f"{text}: unexpected {shown}", refused) from outcome
             permitted = result.permits(None if outcome is None else type(outcome))
-            assert permitted, f"{text}: {shown}, but only {sorted(map(str, result.allowed))}"
+            check(
+                permitted, f"{text}: {shown}, but only {sorted(map(str, result.allowed))}", *refused
+            )
             assert store is not None
-            self._resync(store, sources or {})
+            self._resync(store, sources or {}, refused)
             return
         if expected is None:
             if outcome is not None:
-                raise AssertionError(f"{text}: expected success, got {shown}") from outcome
+                raise ClauseFailure(f"{text}: expected success, got {shown}", refused) from outcome
             return
+        required = self._required_by(expected, record["op"], refused)
+        # A step that raised must leave its store as it was: strict says so (atomic adds and
+        # merges); in core the model is unchanged by an error, so a change breaks the same clause.
+        atomic = {"add": "NDS-ATOMIC-1", "merge": "NDS-MERGE-6"}.get(record["op"])
+        self.after = Aftermath(
+            (atomic,) if self.profile == "strict" and atomic else required, override=True
+        )
         kind = ValueError if isinstance(expected, ValueError) else TypeError
         if not isinstance(outcome, kind):
-            raise AssertionError(
-                f"{text}: expected {kind.__name__} ({expected}), got {shown}"
+            raise ClauseFailure(
+                f"{text}: expected {kind.__name__} ({expected}), got {shown}", required
             ) from outcome
         if isinstance(expected, ExactValueError):
-            assert str(outcome) == str(expected), (
-                f"{text}: the message must be exactly {str(expected)!r} (NDS-ADD-3, NDS-KEY-3)"
+            check(
+                str(outcome) == str(expected),
+                f"{text}: the message must be exactly {str(expected)!r}",
+                *required,
             )
 
-    def _resync(self, store: str, sources: Mapping[str, bytes]) -> None:
+    @staticmethod
+    def _required_by(expected: BaseException, op: str, refused: tuple[str, ...]) -> tuple[str, ...]:
+        """The clause that requires the model's error ``expected`` in a step ``op``: a merge
+        raises for a conflicting key by NDS-MERGE-5, where an add does by NDS-KEY-3."""
+        clause = clause_of(expected)
+        if clause is None:
+            return refused
+        if op == "merge" and clause == "NDS-KEY-3":
+            return ("NDS-MERGE-5",)
+        return (clause,)
+
+    def _resync(self, store: str, sources: Mapping[str, bytes], refused: tuple[str, ...]) -> None:
         """Go on from the implementation's state after a step the spec leaves open; keys held
-        before keep their contents, new keys hold the contents the step brought."""
+        before keep their contents (NDS-KEY-2), new keys hold the contents the step brought."""
         before = self.models[store]
         after = self.read_output(self.stores[store].get_named_data_store_output())
         for key, _, entry in after.entries():
             old = before.lookup(key)
             data = after.blobs[entry.buffer].contents
             if old is not None:
-                assert data == before.blobs[old[1].buffer].contents, (
-                    f"{store}: key {key!r} changed its contents (NDS-KEY-2)"
+                check(
+                    data == before.blobs[old[1].buffer].contents,
+                    f"{store}: key {key!r} changed its contents",
+                    "NDS-KEY-2",
                 )
             else:
-                assert key in sources, f"{store}: key {key!r} came from nowhere"
-                assert data == sources[key], f"{store}: key {key!r} holds other contents"
+                check(key in sources, f"{store}: key {key!r} came from nowhere", *refused)
+                check(data == sources[key], f"{store}: key {key!r} holds other contents", *refused)
         kept = {key for key, _, _ in after.entries()}
         for key, tag, _ in before.output().entries():
-            assert key in kept, f"{store}: key {key!r} (in {tag!r}) was lost"
+            check(key in kept, f"{store}: key {key!r} (in {tag!r}) was lost", "NDS-KEY-2")
         self.models[store] = Model.from_output(self.profile, after)
 
     # -- rules: adding -------------------------------------------------------------------------
@@ -401,6 +436,13 @@ class StoreMachine(RuleBasedStateMachine):
         if layout is not None:
             step["layout"] = layout
         model = self.models[store]
+        refused = ("NDS-ADD-1",)
+        if isinstance(key, str) and model.lookup(key) is not None:
+            refused = ("NDS-KEY-2",)
+        elif isinstance(alignment, int) and alignment > 1 and alignment & (alignment - 1):
+            refused = ("NDS-ADD-4",)
+        elif not blob.data:
+            refused = ("NDS-DEDUP-7",)
         self._step(
             store,
             step,
@@ -419,6 +461,7 @@ class StoreMachine(RuleBasedStateMachine):
                 key, blob.obj, alignment, external_tag=tag, tensor_layout=layout
             ),
             {key: blob.data} if isinstance(key, str) else {},
+            refused,
         )
 
     @rule(
@@ -523,7 +566,7 @@ class StoreMachine(RuleBasedStateMachine):
         snapshot = self.models[store].output()
         note(f"step {self.step_number}: {name} = {store}.get_named_data_store_output()")
         self.trace.steps.append({"op": "output", "store": store, "as": name, "expect": "ok"})
-        self.compare(f"{name} (just taken from {store})", out, snapshot)
+        self.compare(f"{name} (just taken from {store})", out, snapshot, Aftermath(("NDS-OUT-1",)))
         record = OutputRecord(name, store, out, snapshot, output_state(out), self.touches[store])
         self.outputs.append(record)
         return record
@@ -548,13 +591,18 @@ class StoreMachine(RuleBasedStateMachine):
             lambda: model.merge(other),
             lambda: self.stores[store].merge_named_data_store(record.obj),
             sources,
+            ("NDS-MERGE-4",) if record.merged else ("NDS-MERGE-1",),
         )
         record.merged = True
-        assert output_state(record.obj) == shape, (
-            f"merging {record.name} changed its list or maps (NDS-MERGE-2)"
+        check(
+            output_state(record.obj) == shape,
+            f"merging {record.name} changed its list or maps",
+            "NDS-MERGE-2",
         )
-        assert [content(b) for b in record.obj.buffers] == held, (
-            f"merging {record.name} changed the contents of its buffers (NDS-MERGE-3)"
+        check(
+            [content(b) for b in record.obj.buffers] == held,
+            f"merging {record.name} changed the contents of its buffers",
+            "NDS-MERGE-3",
         )
 
     @precondition(lambda self: Capability.EXTERNALIZE in self.impl.capabilities)
@@ -569,6 +617,7 @@ class StoreMachine(RuleBasedStateMachine):
             f"{store}.externalize_pte_data({cap}, 'x')",
             lambda: model.externalize(cap, "x"),
             lambda: self.stores[store].externalize_pte_data(cap, "x"),
+            refused=("NDS-EXT-2",),
         )
 
     @precondition(lambda self: bool(self._closable()))
@@ -583,6 +632,7 @@ class StoreMachine(RuleBasedStateMachine):
             f"{blob}.close()",
             lambda: None,
             lambda: blob.obj.close(),  # type: ignore[attr-defined]  # a file blob, by the precondition
+            refused=("FBD-CLOSE-1",),
         )
         blob.closed = True
 
@@ -591,31 +641,56 @@ class StoreMachine(RuleBasedStateMachine):
     def _current(self, record: OutputRecord) -> bool:
         return self.touches[record.store] == record.touches
 
-    def compare(self, where: str, out: Any, expected: Output) -> None:
-        """An implementation's output against the model's."""
+    def compare(self, where: str, out: Any, expected: Output, after: Aftermath) -> None:
+        """An implementation's output against the model's; a difference is blamed on the clause
+        it breaks, or on ``after``'s when they override (or when no other clause says more)."""
         buffers = list(out.buffers)
         held = [content(b) for b in buffers]
-        assert len(set(held)) == len(held), (
-            f"{where}: two buffers hold equal contents (NDS-DEDUP-1): {[_show(h) for h in held]}"
-        )
-        assert held == expected.buffers, (
-            f"{where}: buffers {[_show(h) for h in held]}, the model has "
-            f"{[_show(b) for b in expected.buffers]} (NDS-DEDUP-1, NDS-DEDUP-2, NDS-DEDUP-9)"
-        )
+        shown = [_show(h) for h in held]
+        twins = [h for h in held if held.count(h) > 1]
+        if twins:
+            kinds = {self._kind_of(b) for b in buffers if content(b) == twins[0]}
+            dedup = "NDS-DEDUP-7" if not twins[0] else "NDS-DEDUP-6" if len(kinds) > 1 else ""
+            check(
+                False,
+                f"{where}: two buffers hold equal contents: {shown}",
+                *after.blame(dedup or "NDS-DEDUP-1"),
+            )
+        if held != expected.buffers:
+            if sorted(held) == sorted(expected.buffers):
+                clause = "NDS-DEDUP-9"
+            elif len(held) < len(expected.buffers):
+                clause = "NDS-DEDUP-2"
+            elif len(held) > len(expected.buffers):
+                clause = "NDS-DEDUP-1"
+            else:
+                clause = ""
+            check(
+                False,
+                f"{where}: buffers {shown}, the model has {[_show(b) for b in expected.buffers]}",
+                *after.blame(clause),
+            )
         for index, (buffer, blob) in enumerate(zip(buffers, expected.blobs, strict=True)):
             if blob.label is not None:
-                assert buffer is self.by_name[blob.label].obj, (
+                other = self._label_of(buffer)
+                check(
+                    buffer is self.by_name[blob.label].obj,
                     f"{where}: buffer {index} is not {self.by_name[blob.label]}, the object "
-                    "added first (NDS-DEDUP-5, NDS-OUT-2, NDS-MERGE-8)"
+                    f"added first, but {self.by_name[other] if other else 'a copy'}",
+                    *after.blame("NDS-DEDUP-5" if other else "NDS-OUT-2"),
                 )
         actual = self.read_output(out)
-        assert actual.pte == expected.pte, (
-            f"{where}: pte_data {actual.pte}, the model has {expected.pte} (NDS-ADD-2, NDS-KEY-1)"
-        )
-        assert actual.external == expected.external, (
-            f"{where}: external_data {actual.external}, the model has {expected.external} "
-            "(NDS-ADD-2, NDS-KEY-1, NDS-OUT-1)"
-        )
+        if actual.pte != expected.pte or actual.external != expected.external:
+            check(
+                False,
+                f"{where}: pte_data {actual.pte}, external_data {actual.external}; the model "
+                f"has {expected.pte}, {expected.external}",
+                *after.blame(*_entry_clauses(actual, expected, after)),
+            )
+
+    def _kind_of(self, buffer: object) -> str:
+        label = self._label_of(buffer)
+        return self.by_name[label].kind.partition("+")[0] if label else type(buffer).__name__
 
     @invariant()
     @recorded
@@ -627,6 +702,7 @@ class StoreMachine(RuleBasedStateMachine):
                 f"store {name}",
                 self.stores[name].get_named_data_store_output(),
                 self.models[name].output(),
+                self.after,
             )
 
     @invariant()
@@ -634,13 +710,20 @@ class StoreMachine(RuleBasedStateMachine):
     def outputs_are_unchanged(self) -> None:
         """Strict: every output as it was taken (NDS-OUT-3). Core: every merged output while its
         store is untouched (NDS-MERGE-2, NDS-MERGE-3), for in core outputs may alias their store."""
+        clause = "NDS-OUT-3" if self.profile == "strict" else "NDS-MERGE-2"
         for record in self.outputs:
             if self.profile == "strict" or (record.merged and self._current(record)):
-                assert output_state(record.obj) == record.shape, (
-                    f"{record.name} (of {record.store}) changed after it was taken "
-                    + ("(NDS-OUT-3)" if self.profile == "strict" else "(NDS-MERGE-2)")
+                check(
+                    output_state(record.obj) == record.shape,
+                    f"{record.name} (of {record.store}) changed after it was taken",
+                    clause,
                 )
-                self.compare(f"{record.name} (of {record.store})", record.obj, record.snapshot)
+                self.compare(
+                    f"{record.name} (of {record.store})",
+                    record.obj,
+                    record.snapshot,
+                    Aftermath((clause,), override=True),
+                )
 
     # -- the end -----------------------------------------------------------------------------------
 
@@ -719,7 +802,60 @@ class StoreMachine(RuleBasedStateMachine):
             shutil.rmtree(self.directory, ignore_errors=True)
             if errors:
                 raise errors[0]
-            assert not left, f"placeholder(s) left behind: {', '.join(map(str, left))}"
+            if left:
+                raise left_behind(left)
+
+
+def _entry_clauses(actual: Output, expected: Output, after: Aftermath) -> list[str]:
+    """The clauses the differences between two outputs' entries break, as far as they say."""
+    found: list[str] = []
+    have = _places(actual)
+    want = _places(expected)
+    if any(not entries for entries in actual.external.values()):
+        found.append("NDS-OUT-1")
+    for key in sorted(set(have) | set(want)):
+        got, wanted = have.get(key, []), want.get(key, [])
+        if len(got) > 1:
+            found.append("NDS-KEY-1")
+        elif got and wanted and got[0][0] == wanted[0][0]:
+            a, e = got[0][1], wanted[0][1]
+            if a.alignment != e.alignment:
+                valid = isinstance(a.alignment, int) and a.alignment > 0
+                found.append("NDS-ALIGN-1" if valid else "NDS-ADD-3")
+            if a.layout != e.layout:
+                found.append("NDS-ADD-7")
+            if a.buffer != e.buffer:
+                found.append("NDS-ADD-2")
+        elif got and wanted and after.externalized:  # in another shard
+            found.append("NDS-EXT-4" if got[0][0] is not None else "NDS-EXT-2")
+        elif got != wanted:
+            found.extend(after.clauses)
+    return found
+
+
+def _places(output: Output) -> dict[str, list[tuple[str | None, Entry]]]:
+    places: dict[str, list[tuple[str | None, Entry]]] = {}
+    for key, tag, entry in output.entries():
+        places.setdefault(key, []).append((tag, entry))
+    return places
+
+
+@dataclass(frozen=True)
+class Aftermath:
+    """What the last step may have left wrong, by clause: ``clauses`` are blamed for a difference
+    no other clause explains, or for every difference when they ``override`` (after a step that
+    raised, the store must be as it was; an output taken must not change)."""
+
+    clauses: tuple[str, ...]
+    override: bool = False
+
+    @property
+    def externalized(self) -> bool:
+        return self.clauses == ("NDS-EXT-2",)
+
+    def blame(self, *found: str) -> tuple[str, ...]:
+        named = tuple(dict.fromkeys(c for c in found if c))
+        return self.clauses if self.override or not named else named
 
 
 def _model_entry(entry: DataEntry) -> Entry:

@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from ..api import DataEntry, FileBackedData, Implementation
-from .helpers import close_each, content, placeholders
+from .checks import ClauseFailure
+from .helpers import close_each, content, left_behind, placeholders
 
 if sys.version_info >= (3, 11):
     from importlib.resources.abc import Traversable
@@ -310,11 +311,13 @@ def replay(vector: Vector, impl: Implementation, directory: Path) -> None:
             run.check(number, check)
     finally:
         errors = close_each(run.files)
+    if errors and isinstance(errors[0], ClauseFailure):
+        raise errors[0]
     if errors:
         raise VectorFailure(f"{vector.id}: closing the blobs failed: {errors[0]!r}") from errors[0]
     left = placeholders(directory)
     if left:
-        raise VectorFailure(f"{vector.id}: placeholder(s) left: {', '.join(map(str, left))}")
+        raise left_behind(left)
 
 
 # -- replay against the model --------------------------------------------------------------------

@@ -24,9 +24,9 @@ from ..adapters import load_implementation, selected_target
 from ..api import ImplementationError
 from ..harness.hypothesis_home import HOME_VARIABLE, default_home
 from .collect import CollectError, collect_suite
-from .deviations import read_deviations
+from .deviations import read_deviations, suite_test_names, unmatched
 from .options import add_run_options
-from .report import clause_columns, fit, report_format
+from .report import check_report_path, clause_columns, fit, report_format
 from .spec import PROFILES, Clause, SpecError, load_spec
 
 __all__ = ["main", "pytest_args"]
@@ -46,7 +46,7 @@ def _one_line(text: str) -> str:
 
 def _report_path(value: str) -> str:
     try:
-        report_format(value)
+        check_report_path(value)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
     return value
@@ -73,6 +73,12 @@ def _parser() -> argparse.ArgumentParser:
         "--hypothesis-profile",
         metavar="NAME",
         help="load this registered Hypothesis settings profile",
+    )
+    run.add_argument(
+        "--shrink",
+        action="store_true",
+        help="shrink failing examples to minimal ones (off by default: a verdict needs one "
+        "failing example, and shrinking against a broken implementation takes minutes)",
     )
     clauses = commands.add_parser(
         "clauses",
@@ -111,6 +117,7 @@ def pytest_args(
     deviations: str | None = None,
     hypothesis_profile: str | None = None,
     extra: Sequence[str] = (),
+    shrink: bool = False,
 ) -> list[str]:
     """The pytest command line ``cordspec run`` uses."""
     args = ["-c", str(INI), "--rootdir", str(INI.parent), "-p", "no:cacheprovider", str(SUITE)]
@@ -121,6 +128,8 @@ def pytest_args(
         args += ["--deviations", deviations]
     if hypothesis_profile is not None:
         args += ["--hypothesis-profile", hypothesis_profile]
+    if shrink:
+        args.append("--shrink")
     return [*args, *extra]
 
 
@@ -149,13 +158,18 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
         if not path.is_file():
             raise _Failure(f"--deviations {args.deviations}: no such file")
         try:
-            read_deviations(path)
+            found = read_deviations(path)
         except ValueError as exc:
             raise _Failure(str(exc).replace("\n", "\ncordspec: ")) from None
+        problems = unmatched(found, load_spec().clauses, suite_test_names(SUITE))
+        if problems:
+            raise _Failure("\ncordspec: ".join(["deviations that match nothing:", *problems]))
         deviations = str(path.resolve())
     _check_parallel(extra)
     reports = [str(Path(p).resolve()) for p in args.report]
-    argv = pytest_args(impl, args.profile, reports, deviations, args.hypothesis_profile, extra)
+    argv = pytest_args(
+        impl, args.profile, reports, deviations, args.hypothesis_profile, extra, args.shrink
+    )
     os.environ.setdefault(HOME_VARIABLE, str(default_home()))  # no .hypothesis/ left in the cwd
     return int(pytest.main(argv))
 

@@ -10,12 +10,17 @@ A line may start with the releases it applies to, in brackets: ``[1.5.0..] TARGE
 Between the brackets, comma-separated: a version (``1.4.1``) or an inclusive range
 (``1.0.1..1.4.1``, ``1.5.0..``, ``..1.4.1``). Such a line applies only when the implementation's
 version is among them; a line without brackets applies to every release.
+
+A target of another shape, or one that names no clause of the spec and no test of the suite, is
+an error (:func:`unmatched`): a deviation that matches nothing would silently declare nothing.
 """
 
 from __future__ import annotations
 
+import ast
 import re
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 __all__ = [
@@ -24,7 +29,12 @@ __all__ = [
     "builtin_deviations_path",
     "parse_deviations",
     "read_deviations",
+    "suite_test_names",
+    "unmatched",
 ]
+
+_CLAUSE = re.compile(r"[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*-[0-9]+")
+_TEST = re.compile(r"(?:Test\w*::)?test\w*(?:\[.+\])?")
 
 
 @dataclass(frozen=True)
@@ -34,6 +44,8 @@ class Deviation:
     target: str
     reason: str
     line: int
+    source: str = field(default="<deviations>", compare=False)
+    """The file (or other source) it was read from."""
 
 
 _RELEASES_RE = re.compile(r"\[([^\]]*)\]\s*")
@@ -100,14 +112,19 @@ def parse_deviations(
                 continue
         target, *rest = line.split(None, 1)
         reason = rest[0].strip() if rest else ""
-        if not reason:
+        if not (_CLAUSE.fullmatch(target) or _TEST.fullmatch(target)):
+            problems.append(
+                f"{source}:{number}: {target!r} is neither a clause id (like NDS-MERGE-6) nor a "
+                "test name (test_name, test_name[param] or TestClass::test_name)"
+            )
+        elif not reason:
             problems.append(f"{source}:{number}: {target!r} has no reason")
         elif target in found:
             problems.append(
                 f"{source}:{number}: {target!r} listed twice (first at line {found[target].line})"
             )
         else:
-            found[target] = Deviation(target, reason, number)
+            found[target] = Deviation(target, reason, number, source)
     if problems:
         raise ValueError("\n".join(problems))
     return found
@@ -132,3 +149,43 @@ def read_deviations(path: Path, version: str | None = None) -> dict[str, Deviati
     if key not in _parsed:
         _parsed[key] = parse_deviations(path.read_text(encoding="utf-8"), str(path), version)
     return dict(_parsed[key])
+
+
+def suite_test_names(directory: Path) -> frozenset[str]:
+    """The names of the test functions and methods in the ``test_*.py`` modules of
+    ``directory``, read from their source (parametrized cases are only known once collected)."""
+    names: set[str] = set()
+    for module in sorted(directory.glob("test_*.py")):
+        tree = ast.parse(module.read_text(encoding="utf-8"), str(module))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and (
+                node.name.startswith("test")
+            ):
+                names.add(node.name)
+    return frozenset(names)
+
+
+def unmatched(
+    deviations: Mapping[str, Deviation],
+    clauses: Collection[str],
+    tests: Collection[str],
+    collected: Iterable[str] = (),
+) -> list[str]:
+    """Problems, as ``SOURCE:LINE: problem``, of deviations whose target is no clause id of
+    ``clauses``, no test function of ``tests``, or a parametrized case of a collected function
+    (``collected``: the node names of this run's items) that is not among its collected cases."""
+    cases = set(collected)
+    functions = {name.partition("[")[0] for name in cases}
+    problems = []
+    for deviation in deviations.values():
+        target, at = deviation.target, f"{deviation.source}:{deviation.line}"
+        if _CLAUSE.fullmatch(target):
+            if target not in clauses:
+                problems.append(f"{at}: {target!r} is not a clause of the spec")
+            continue
+        function, _, _ = target.rpartition("::")[2].partition("[")
+        if function not in tests:
+            problems.append(f"{at}: {target!r} names no test of the suite")
+        elif "[" in target and function in functions and target.rpartition("::")[2] not in cases:
+            problems.append(f"{at}: {target!r}: {function} has no such case")
+    return problems

@@ -6,33 +6,44 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
+import pluggy
 import pytest
 
+from .. import suite
 from ..adapters import load_implementation, selected_target
 from ..api import Capability, Implementation, ImplementationError
-from ..harness.helpers import Blobs, placeholders
-from .deviations import Deviation, builtin_deviations_path, read_deviations
+from ..harness.checks import failed_clauses
+from ..harness.helpers import Blobs, left_behind, placeholders
+from .deviations import (
+    Deviation,
+    builtin_deviations_path,
+    read_deviations,
+    suite_test_names,
+    unmatched,
+)
 from .options import add_run_options
 from .report import (
     CLAUSES_PROPERTY,
     DEVIATION_PREFIX,
+    FAILED_CLAUSES_PROPERTY,
     NOT_APPLICABLE_PREFIX,
     OVERRIDE_PREFIX,
     Collector,
     Kind,
     Report,
     build_report,
+    check_report_path,
     make_header,
-    report_format,
 )
 from .spec import Spec, load_spec
 
 __all__ = ["clause_ids"]
 
 _SMALL_BYTES = 4096
+_SUITE = Path(suite.__file__).parent
 _SPEC_KEY = pytest.StashKey[Spec]()
 _DEVIATIONS_KEY = pytest.StashKey[dict[str, Deviation]]()
 _REPORTER_NAME = "cordspec-reporter"
@@ -56,7 +67,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     for path in config.getoption("cordspec_report"):
         try:
-            report_format(path)
+            check_report_path(path)
         except ValueError as exc:
             raise pytest.UsageError(f"--report {exc}") from None
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) reports
@@ -99,11 +110,17 @@ def _version(target: str) -> str | None:
         return None
 
 
+@pytest.hookimpl(tryfirst=True)  # before -k or -m deselect: deviations are checked against all
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Check clause ids, leave out tests outside the profile, mark known deviations xfail."""
+    """Check clause ids and deviations' targets, leave out tests outside the profile, mark known
+    deviations xfail."""
     spec = _spec(config)
     profile = config.getoption("profile")
     deviations = _deviations(config)
+    tests = suite_test_names(_SUITE) | {getattr(i, "originalname", i.name) for i in items}
+    problems = unmatched(deviations, spec.clauses, tests, (i.name for i in items))
+    if problems:
+        raise pytest.UsageError("deviations that match nothing:\n" + "\n".join(problems))
     keep: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
     for item in items:
@@ -130,6 +147,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pluggy.Result[pytest.TestReport], None]:
+    """Record with a failed test's report the clauses its failing check named, if it named any."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and call.excinfo is not None:
+        named = failed_clauses(call.excinfo.value)
+        if named:
+            report.user_properties = [
+                *report.user_properties,
+                (FAILED_CLAUSES_PROPERTY, " ".join(named)),
+            ]
 
 
 def pytest_assertrepr_compare(op: str, left: object, right: object) -> list[str] | None:
@@ -240,7 +273,7 @@ def _cordspec_no_placeholder_left(request: pytest.FixtureRequest) -> Iterator[No
     yield  # autouse, so set up first and torn down last: after ``blobs`` has closed its objects
     left = placeholders(directory)
     if left:
-        pytest.fail(f"placeholder(s) left behind: {', '.join(str(p) for p in left)}")
+        raise left_behind(left, clause_ids(request.node))
 
 
 def _restriction(config: pytest.Config) -> str:

@@ -12,7 +12,10 @@ Rules, for the clauses of the chosen profile:
   (skipped with a reason starting "not applicable: ") or *skipped* (any other skip or xfail);
 - a clause that needs an optional part the implementation lacks (SPEC.md section 1.1) is *not
   applicable*, whatever its tests did;
-- otherwise a clause is *failed* if any of its tests failed, else *expected deviation* if any
+- a failed test whose failing check named its clauses (``conformance.harness.checks``) fails
+  those clauses only (they count as its clauses even if its markers do not name them); for its
+  other clauses it did not finish, so it neither passes nor fails them;
+- otherwise a clause is *failed* if any of its tests failed it, else *expected deviation* if any
   xfailed, else *passed* if any passed, else *not applicable* if all its tests were, else
   *untested*;
 - only MUST and MUST NOT clauses decide a verdict and are counted in it; SHOULD and MAY clauses
@@ -26,6 +29,7 @@ from __future__ import annotations
 import enum
 import importlib.metadata
 import json
+import os
 import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +46,7 @@ from .spec import Clause, Profile, Spec, profiles_within
 __all__ = [
     "CLAUSES_PROPERTY",
     "DEVIATION_PREFIX",
+    "FAILED_CLAUSES_PROPERTY",
     "FORMATS",
     "NOT_APPLICABLE_PREFIX",
     "OVERRIDE_PREFIX",
@@ -56,6 +61,7 @@ __all__ = [
     "Status",
     "Verdict",
     "build_report",
+    "check_report_path",
     "clause_results",
     "clause_status",
     "make_header",
@@ -66,6 +72,8 @@ __all__ = [
 
 CLAUSES_PROPERTY = "cordspec_clauses"
 """The ``user_properties`` name under which the plugin stores a test's clause ids."""
+FAILED_CLAUSES_PROPERTY = "cordspec_failed_clauses"
+"""The ``user_properties`` name of the clause ids a failed test's failing check named."""
 DEVIATION_PREFIX = "known deviation: "
 NOT_APPLICABLE_PREFIX = "not applicable: "
 OVERRIDE_PREFIX = "the impl fixture of "
@@ -127,6 +135,18 @@ class Result:
     clauses: tuple[str, ...]
     outcome: Outcome
     reason: str = ""
+    failed_clauses: tuple[str, ...] = ()
+    """For a failure whose check named its clauses: those; empty: it fails all of ``clauses``."""
+
+    def fails(self, clause: str) -> bool:
+        """Whether this result fails ``clause``."""
+        if self.outcome is not Outcome.FAILED:
+            return False
+        return clause in self.failed_clauses if self.failed_clauses else clause in self.clauses
+
+    def stopped(self, clause: str) -> bool:
+        """Whether this test failed on another clause's check before it finished ``clause``'s."""
+        return self.outcome is Outcome.FAILED and not self.fails(clause)
 
 
 def report_format(path: str | Path) -> str:
@@ -138,6 +158,23 @@ def report_format(path: str | Path) -> str:
             "name a .md (Markdown) or .json (JSON) file"
         )
     return FORMATS[suffix]
+
+
+def check_report_path(path: str | Path) -> None:
+    """Raise ValueError naming ``path`` unless a report can be written there: a known format,
+    in a directory that exists and can be written to, and not a directory or an unwritable file.
+    Checked before a run, so that a bad path does not wait for the whole run to be found."""
+    report_format(path)
+    target = Path(path)
+    parent = target.parent
+    if not parent.is_dir():
+        what = "is not a directory" if parent.exists() else "does not exist"
+        raise ValueError(f"{path}: its directory {str(parent)!r} {what}")
+    if target.is_dir():
+        raise ValueError(f"{path}: is a directory")
+    writable = os.access(target, os.W_OK) if target.exists() else os.access(parent, os.W_OK)
+    if not writable:
+        raise ValueError(f"{path}: not writable")
 
 
 # --- collecting ---------------------------------------------------------------------------------
@@ -168,10 +205,10 @@ def _skip_reason(report: pytest.TestReport) -> str:
     return text[len("Skipped: ") :] if text.startswith("Skipped: ") else text
 
 
-def _clauses(report: pytest.TestReport) -> tuple[str, ...] | None:
+def _clauses(report: pytest.TestReport, name: str = CLAUSES_PROPERTY) -> tuple[str, ...] | None:
     for prop in report.user_properties:
         # a (name, value) tuple, or a list once it went through xdist's serialization
-        if isinstance(prop, (tuple, list)) and len(prop) == 2 and prop[0] == CLAUSES_PROPERTY:
+        if isinstance(prop, (tuple, list)) and len(prop) == 2 and prop[0] == name:
             return tuple(str(prop[1]).split())
     return None
 
@@ -200,6 +237,7 @@ class _Partial:
     clauses: tuple[str, ...]
     outcome: Outcome | None = None
     reason: str = ""
+    failed_clauses: tuple[str, ...] = ()
 
 
 class Collector:
@@ -222,6 +260,8 @@ class Collector:
             return
         if implied[0] is Outcome.FAILED or partial.outcome is None:
             partial.outcome, partial.reason = implied
+            if implied[0] is Outcome.FAILED:
+                partial.failed_clauses = _clauses(report, FAILED_CLAUSES_PROPERTY) or ()
 
     @property
     def active(self) -> bool:
@@ -232,7 +272,7 @@ class Collector:
         """One result per suite test, by node id: under xdist tests report in whatever order
         they finish, and a report (and the reason shown for a clause) must not depend on it."""
         return [
-            Result(nodeid, p.clauses, p.outcome or Outcome.SKIPPED, p.reason)
+            Result(nodeid, p.clauses, p.outcome or Outcome.SKIPPED, p.reason, p.failed_clauses)
             for nodeid, p in sorted(self._tests.items())
         ]
 
@@ -250,13 +290,18 @@ class ClauseResult:
     tests: tuple[Result, ...]
 
 
-def clause_status(tests: Sequence[Result]) -> tuple[Status, str]:
-    """The status of a clause whose tests had these results, and the reason to show with it."""
+def clause_status(tests: Sequence[Result], clause: str | None = None) -> tuple[Status, str]:
+    """The status of clause ``clause`` (None: every test's failure fails it) whose tests had
+    these results, and the reason to show with it."""
 
     def first(outcome: Outcome) -> Result | None:
         return next((t for t in tests if t.outcome is outcome), None)
 
-    if failed := first(Outcome.FAILED):
+    failed = next(
+        (t for t in tests if t.outcome is Outcome.FAILED and (clause is None or t.fails(clause))),
+        None,
+    )
+    if failed is not None:
         return (
             Status.FAILED,
             f"{failed.nodeid}: {failed.reason}" if failed.reason else failed.nodeid,
@@ -268,7 +313,14 @@ def clause_status(tests: Sequence[Result]) -> tuple[Status, str]:
     if tests and all(t.outcome is Outcome.NOT_APPLICABLE for t in tests):
         return Status.NOT_APPLICABLE, tests[0].reason
     skipped = first(Outcome.SKIPPED)
-    return Status.UNTESTED, f"skipped: {skipped.reason}" if skipped else ""
+    if skipped is not None:
+        return Status.UNTESTED, f"skipped: {skipped.reason}"
+    stopped = first(Outcome.FAILED)
+    if stopped is not None:
+        return Status.UNTESTED, (
+            f"{stopped.nodeid} stopped at a failure of {', '.join(stopped.failed_clauses)}"
+        )
+    return Status.UNTESTED, ""
 
 
 def clause_results(
@@ -287,7 +339,7 @@ def clause_results(
     clauses = spec.in_profile(profile)
     by_clause: dict[str, list[Result]] = {c.id: [] for c in clauses}
     for result in results:
-        for clause_id in dict.fromkeys(result.clauses):
+        for clause_id in dict.fromkeys((*result.clauses, *result.failed_clauses)):
             if clause_id in by_clause:
                 by_clause[clause_id].append(result)
     out = []
@@ -299,7 +351,7 @@ def clause_results(
         elif partial and not tests:
             status, reason = Status.NOT_RUN, "no test of it was selected"
         else:
-            status, reason = clause_status(tests)
+            status, reason = clause_status(tests, clause.id)
         out.append(ClauseResult(clause, status, reason, tests))
     return out
 
@@ -554,7 +606,7 @@ class Report:
         for c in self.clauses:
             row = clause_columns(c.clause, id_width) + f"{c.status.value:<{status_width}}"
             reason = c.reason
-            failed = next((t for t in c.tests if t.outcome is Outcome.FAILED), None)
+            failed = next((t for t in c.tests if t.fails(c.clause.id)), None)
             if c.status is Status.FAILED and failed is not None:  # the test's name, not its path
                 reason = f"{failed.nodeid.rpartition('::')[2]}: {failed.reason}"
             if reason:
@@ -600,7 +652,12 @@ class Report:
                     "status": c.status.value,
                     "reason": c.reason,
                     "tests": [
-                        {"nodeid": t.nodeid, "outcome": t.outcome.value, "reason": t.reason}
+                        {
+                            "nodeid": t.nodeid,
+                            "outcome": t.outcome.value,
+                            "reason": t.reason,
+                            "failed_clauses": list(t.failed_clauses),
+                        }
                         for t in c.tests
                     ],
                 }
@@ -679,7 +736,6 @@ class Report:
         """Write the report to ``path``: Markdown for ``.md``, JSON for ``.json``."""
         kind = report_format(path)
         target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
         if kind == "json":
             text = json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n"
         else:

@@ -196,6 +196,23 @@ class TestVanished:
         assert str(path) in str(raised.value), "the error does not name the path"
 
     @clause("FBD-FAULT-2")
+    @pytest.mark.parametrize("known", ["supplied", "computed"])
+    def test_a_known_digest_needs_no_file(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, known: str
+    ) -> None:
+        directory = tmp_path / "gone"
+        directory.mkdir()
+        path = blobs.file(DATA, "x.bin", directory)
+        digest = hashlib.sha256(DATA).digest()
+        blob = blobs.wrap(path, sha256=digest if known == "supplied" else None)
+        if known == "computed":
+            assert blob.sha256() == digest
+        shutil.rmtree(directory)
+        assert blob.sha256() == digest
+        with pytest.raises(FileNotFoundError):
+            blob.to_bytes()
+
+    @clause("FBD-FAULT-2")
     def test_write_to_file_into_a_vanished_directory_writes_nothing(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path
     ) -> None:

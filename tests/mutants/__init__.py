@@ -30,7 +30,15 @@ _BREAKS = re.compile(r"\ABreaks: ([A-Z][A-Z0-9-]*[0-9](?:, [A-Z][A-Z0-9-]*[0-9])
 
 def implementation(module: str, **changes: Any) -> Implementation:
     """The reference, as its adapter presents it, with ``changes`` (classes or hooks) replaced;
-    named after ``module`` and loadable again by ``--impl <module>:IMPLEMENTATION``."""
+    named after ``module`` and loadable again by ``--impl <module>:IMPLEMENTATION``. A replaced
+    ``FileBackedData`` is the one the low-memory weights take a blob over with, too, as an
+    implementation's own hooks would use its own class."""
+    blob_class = changes.get("FileBackedData")
+    if blob_class is not None and "low_memory" not in changes:
+        from ._base import LowMemory, LowMemoryBackend
+
+        backend = type("LowMemoryBackend", (LowMemoryBackend,), {"blob_class": blob_class})
+        changes["low_memory"] = LowMemory(backend)
     return dataclasses.replace(
         reference_adapter.load(),
         name=f"mutant {module.rpartition('.')[2]}",
