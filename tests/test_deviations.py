@@ -173,6 +173,8 @@ def test_a_malformed_release_list_is_refused(tag: str) -> None:
 def test_releases_without_a_target_are_refused() -> None:
     with pytest.raises(ValueError, match=r"x:1: releases but no target"):
         parse_deviations("[1.0.1]\n", "x", "1.0.1")
+
+
 @pytest.mark.parametrize(
     "target", ["NDS-MERGE-6:", "- NDS-MERGE-6", "nds-merge-6", "NDS-MERGE", "Test_x", "TestFoo"]
 )

@@ -21,7 +21,6 @@ from typing import Any
 
 import pytest
 
-from conformance import suite
 from conformance.harness.hypothesis_profiles import NO_SHRINK
 from tests.children import REPO, subprocess_env
 from tests.mutants import breaks, mutant_names

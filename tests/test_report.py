@@ -813,6 +813,8 @@ def test_a_clause_of_an_absent_part_is_not_applicable_whatever_its_tests_did() -
     assert rep.verdict_lines()[0].startswith("core (without: sweep):   ")
     assert "- **strict** (without: sweep): " in rep.to_markdown()
     assert rep.to_json()["verdicts"]["strict"]["without"] == ["sweep"]
+
+
 # --- a failure counts against the clause its check names (conformance.harness.checks) -----------
 
 

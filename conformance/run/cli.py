@@ -26,7 +26,7 @@ from ..harness.hypothesis_home import HOME_VARIABLE, default_home
 from .collect import CollectError, collect_suite
 from .deviations import read_deviations, suite_test_names, unmatched
 from .options import add_run_options
-from .report import check_report_path, clause_columns, fit, report_format
+from .report import check_report_path, clause_columns, fit
 from .spec import PROFILES, Clause, SpecError, load_spec
 
 __all__ = ["main", "pytest_args"]
