@@ -1,0 +1,235 @@
+"""One model of the zoo, exported with ExecuTorch's own classes and with the implementation's:
+files and their digests, time and peak memory, files left behind, and a run in ExecuTorch's
+runtime compared with eager PyTorch."""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import hashlib
+import os
+import tempfile
+import time
+import tracemalloc
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+from executorch.exir.backend.utils import is_same_node
+from executorch.runtime import Runtime
+
+from . import backend
+from .zoo import Method, Model
+
+__all__ = ["Export", "ModelResult", "Run", "check_model", "export", "run_program"]
+
+PTE = "model.pte"
+RTOL, ATOL = 1e-4, 1e-5
+"""How close the runtime's outputs must be to eager PyTorch's (float32)."""
+
+
+@dataclass(frozen=True)
+class Export:
+    """What one export wrote, what it cost and what it left behind."""
+
+    files: dict[str, str]
+    """Output file name -> sha256 hex."""
+    seconds: float
+    peak_bytes: int
+    """Peak memory traced (tracemalloc) during the export and the writing of its files."""
+    leaked: list[str]
+    """Paths (relative to the export's directory) left besides the outputs once it was released."""
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One method run in ExecuTorch's runtime: "ok", or why not."""
+
+    method: str
+    ok: bool
+    detail: str
+
+
+@dataclass(frozen=True)
+class ModelResult:
+    name: str
+    covers: str
+    baseline: Export
+    candidate: Export
+    runs: list[Run]
+
+    @property
+    def identical(self) -> bool:
+        """Every output file of the implementation's export is byte-identical to ExecuTorch's."""
+        c, b = self.candidate, self.baseline
+        return not c.error and not b.error and bool(c.files) and c.files == b.files
+
+    @property
+    def differing(self) -> list[str]:
+        names = sorted(set(self.candidate.files) | set(self.baseline.files))
+        return [n for n in names if self.candidate.files.get(n) != self.baseline.files.get(n)]
+
+    @property
+    def ran(self) -> bool:
+        """Every runnable method ran and matched eager PyTorch (and there was one to run)."""
+        runnable = [r for r in self.runs if not r.detail.startswith("not runnable")]
+        return bool(runnable) and all(r.ok for r in runnable)
+
+    @property
+    def ok(self) -> bool:
+        return self.identical and self.ran and not self.candidate.leaked and not self.baseline.leaked
+
+
+def _digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+@contextlib.contextmanager
+def _temporary_dir(directory: Path) -> Iterator[None]:
+    """Python's temporary files (``tempfile``) go to ``directory`` within the block."""
+    saved = tempfile.tempdir
+    tempfile.tempdir = str(directory)
+    try:
+        yield
+    finally:
+        tempfile.tempdir = saved
+
+
+def _left(directory: Path, outputs: set[str]) -> list[str]:
+    found = []
+    for root, dirs, files in os.walk(directory):
+        for name in files + [d for d in dirs if not os.listdir(os.path.join(root, d))]:
+            rel = os.path.relpath(os.path.join(root, name), directory)
+            if rel not in outputs:
+                found.append(rel)
+    return sorted(found)
+
+
+def _release() -> None:
+    """Drop what the pipeline still holds of the last export. Two caches keep the lowered modules
+    (and with them their named data, file-backed blobs included) alive until they are cleared or
+    the interpreter exits: torch's FakeTensor dispatch cache, and the ``lru_cache`` of
+    ``executorch.exir.backend.utils.is_same_node``, which holds graph nodes."""
+    FakeTensorMode.cache.clear()
+    is_same_node.cache_clear()
+    gc.collect()
+
+
+def export(
+    model: Model,
+    methods: Mapping[str, Method],
+    directory: Path,
+    classes: Callable[[], AbstractContextManager[object]],
+    hooks: backend.BlobHooks,
+) -> Export:
+    """Export ``model`` into ``directory`` (a fresh one) with the classes ``classes()`` puts in
+    place; Python's temporary files go to ``directory/tmp`` so that a leftover shows. Time covers
+    the whole export; peak memory is traced over ``to_executorch`` and the writing of the files,
+    where this layer does its work (tracing the lowering too would make it many times slower)."""
+    out, tmp = directory / "out", directory / "tmp"
+    out.mkdir(parents=True)
+    tmp.mkdir()
+    error, peak = "", 0
+    with classes(), _temporary_dir(tmp), backend.using(hooks):
+        _release()
+        start = time.perf_counter()
+        try:
+            edge = model.lower(methods)
+            tracemalloc.start()
+            try:
+                program = edge.to_executorch(model.config())
+                with (out / PTE).open("wb") as f:
+                    program.write_to_file(f)
+                if program._tensor_data:  # noqa: SLF001  # no public way to ask for data files
+                    program.write_tensor_data_to_file(str(out))
+            finally:
+                peak = tracemalloc.get_traced_memory()[1]
+                tracemalloc.stop()
+        except Exception as exc:  # the export failed: a result, not a crash of the command
+            error = f"{type(exc).__name__}: {exc}"
+        seconds = time.perf_counter() - start
+        edge = program = None
+        _release()
+    files = {p.name: _digest(p) for p in sorted(out.iterdir()) if p.is_file()}
+    outputs = {os.path.join("out", name) for name in files} | {"out", "tmp"}
+    return Export(files, seconds, peak, _left(directory, outputs), error)
+
+
+def _outputs(value: object) -> list[torch.Tensor]:
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [t for v in value for t in _outputs(v)]
+    return []
+
+
+def run_program(
+    directory: Path, files: Mapping[str, str], model: Model, methods: Mapping[str, Method]
+) -> list[Run]:
+    """Load the program (with its .ptd) in ExecuTorch's runtime and run each method."""
+    data = sorted(name for name in files if name.endswith(".ptd"))
+    if len(data) > 1:
+        return [Run("*", False, f"the runtime takes one .ptd, the export wrote {data}")]
+    data_path = str(directory / data[0]) if data else None
+    try:
+        program = Runtime.get().load_program(str(directory / PTE), data_path=data_path)
+    except Exception as exc:
+        return [Run("*", False, f"load_program failed: {type(exc).__name__}: {exc}")]
+    runs = []
+    for name, method in methods.items():
+        if name in model.not_runnable:
+            runs.append(Run(name, False, model.not_runnable[name]))
+            continue
+        try:
+            loaded = program.load_method(name)
+            if loaded is None:
+                raise RuntimeError(f"no method {name!r}")
+            got = _outputs(loaded.execute(list(method.inputs)))
+        except Exception as exc:
+            runs.append(Run(name, False, f"{type(exc).__name__}: {exc}"))
+            continue
+        with torch.no_grad():
+            want = _outputs(method.module(*method.inputs))
+        if len(got) != len(want):
+            runs.append(Run(name, False, f"{len(got)} outputs, eager PyTorch gives {len(want)}"))
+        elif all(torch.allclose(g, w, rtol=RTOL, atol=ATOL) for g, w in zip(got, want)):
+            runs.append(Run(name, True, "ok"))
+        else:
+            worst = max(float((g - w).abs().max()) for g, w in zip(got, want))
+            runs.append(Run(name, False, f"differs from eager PyTorch by up to {worst:.3g}"))
+    return runs
+
+
+def check_model(
+    model: Model,
+    directory: Path,
+    baseline: tuple[Callable[[], AbstractContextManager[object]], backend.BlobHooks],
+    candidate: tuple[Callable[[], AbstractContextManager[object]], backend.BlobHooks] | None,
+    reference: Export | None = None,
+) -> ModelResult:
+    """Export with ExecuTorch's classes twice (the first warms the pipeline up and shows the export
+    is deterministic), then with the candidate's (None: ExecuTorch is the candidate, its export is
+    the baseline), then run the candidate's files. ``reference``: a baseline already made."""
+    methods = model.make()
+    if reference is None:
+        warm = export(model, methods, directory / "warm-up", *baseline)
+        reference = export(model, model.make(), directory / "executorch", *baseline)
+        if warm.files != reference.files and not reference.error:
+            reference = replace(
+                reference, error="ExecuTorch's own export differs between two runs: not comparable"
+            )
+    if candidate is None:
+        cand, where = reference, directory / "executorch" / "out"
+    else:
+        cand = export(model, model.make(), directory / "candidate", *candidate)
+        where = directory / "candidate" / "out"
+    runs = [] if cand.error else run_program(where, cand.files, model, methods)
+    return ModelResult(model.name, model.covers, reference, cand, runs)
