@@ -63,6 +63,10 @@ class BlobHooks:
     """Whose hooks these are, for the report."""
 
 
+def _unchanged(paths: list[str]) -> list[str]:
+    return paths
+
+
 def _own_load(blob_path: str) -> tuple[object, str]:
     with open(blob_path, "rb") as f:
         data = f.read()
@@ -108,7 +112,7 @@ def hooks_for(impl: Implementation) -> BlobHooks:
 
         whose.append(f"default hooks: {impl.name}'s")
     else:
-        materialize, load = list, _own_load
+        materialize, load = _unchanged, _own_load
         whose.append("default hooks: cordspec's backend's own")
     if low is not None:
         low_materialize, low_load = low.materialize, low.load
@@ -122,13 +126,13 @@ def hooks_for(impl: Implementation) -> BlobHooks:
     return BlobHooks(materialize, load, low_materialize, low_load, "; ".join(whose))
 
 
-_current: list[BlobHooks] = []
+_current: list[tuple[BlobHooks, str]] = []
 
 
 @contextmanager
-def using(hooks: BlobHooks) -> Iterator[None]:
-    """Within the block, the backend's preprocess uses ``hooks``."""
-    _current.append(hooks)
+def using(hooks: BlobHooks, directory: str) -> Iterator[None]:
+    """Within the block, the backend's preprocess uses ``hooks`` and writes in ``directory``."""
+    _current.append((hooks, directory))
     try:
         yield
     finally:
@@ -147,10 +151,9 @@ def _chunks(weights: Sequence[tuple[str, torch.Tensor]]) -> Iterator[bytes]:
             yield data[at : at + _CHUNK]
 
 
-def _blob(so_path: str, weights: Sequence[tuple[str, torch.Tensor]], low: bool) -> tuple[object, str]:
-    if not _current:
-        raise RuntimeError(f"{BACKEND_ID}.preprocess runs only inside backend.using(hooks)")
-    hooks = _current[-1]
+def _blob(
+    hooks: BlobHooks, so_path: str, weights: Sequence[tuple[str, torch.Tensor]], low: bool
+) -> tuple[object, str]:
     if low:
         blob_path = hooks.low_memory_materialize(so_path, _chunks(weights))
         return hooks.low_memory_load(blob_path)
@@ -163,19 +166,22 @@ def _blob(so_path: str, weights: Sequence[tuple[str, torch.Tensor]], low: bool) 
     return hooks.load(blob)
 
 
-class CordspecFileBackend(BackendDetails):
+class CordspecFileBackend(BackendDetails):  # type: ignore[misc]  # torch and executorch are not analysed: Any
     """A backend whose weights blob reaches the program's named data as a file."""
 
     @staticmethod
     def preprocess(edge_program: Any, compile_specs: list[CompileSpec]) -> PreprocessResult:
+        if not _current:
+            raise RuntimeError(f"{BACKEND_ID}.preprocess runs only inside backend.using(...)")
+        hooks, directory = _current[-1]
         low = any(s.key == LOW_MEMORY and s.value == b"ON" for s in compile_specs)
         weights = _weights(edge_program)
-        fd, so_path = tempfile.mkstemp(prefix="cordspec_", suffix=".wrapper.so")
+        fd, so_path = tempfile.mkstemp(prefix="cordspec_", suffix=".wrapper.so", dir=directory)
         description = "\n".join(f"{k} {tuple(v.shape)} {v.dtype}" for k, v in weights)
         with os.fdopen(fd, "wb") as f:
             f.write(f"{BACKEND_ID}\n{description}\n".encode())
         try:
-            data, hexdigest = _blob(so_path, weights, low)
+            data, hexdigest = _blob(hooks, so_path, weights, low)
             with open(so_path, "rb") as f:
                 so_data = f.read()
         finally:

@@ -13,75 +13,23 @@ import time
 import tracemalloc
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import torch
-from torch._subclasses.fake_tensor import FakeTensorMode
 from executorch.exir.backend.utils import is_same_node
 from executorch.runtime import Runtime
+from torch._subclasses.fake_tensor import FakeTensorMode
 
 from . import backend
+from .report import Export, ModelResult, Run
 from .zoo import Method, Model
 
-__all__ = ["Export", "ModelResult", "Run", "check_model", "export", "run_program"]
+__all__ = ["check_model", "export", "run_program"]
 
 PTE = "model.pte"
 RTOL, ATOL = 1e-4, 1e-5
 """How close the runtime's outputs must be to eager PyTorch's (float32)."""
-
-
-@dataclass(frozen=True)
-class Export:
-    """What one export wrote, what it cost and what it left behind."""
-
-    files: dict[str, str]
-    """Output file name -> sha256 hex."""
-    seconds: float
-    peak_bytes: int
-    """Peak memory traced (tracemalloc) during the export and the writing of its files."""
-    leaked: list[str]
-    """Paths (relative to the export's directory) left besides the outputs once it was released."""
-    error: str = ""
-
-
-@dataclass(frozen=True)
-class Run:
-    """One method run in ExecuTorch's runtime: "ok", or why not."""
-
-    method: str
-    ok: bool
-    detail: str
-
-
-@dataclass(frozen=True)
-class ModelResult:
-    name: str
-    covers: str
-    baseline: Export
-    candidate: Export
-    runs: list[Run]
-
-    @property
-    def identical(self) -> bool:
-        """Every output file of the implementation's export is byte-identical to ExecuTorch's."""
-        c, b = self.candidate, self.baseline
-        return not c.error and not b.error and bool(c.files) and c.files == b.files
-
-    @property
-    def differing(self) -> list[str]:
-        names = sorted(set(self.candidate.files) | set(self.baseline.files))
-        return [n for n in names if self.candidate.files.get(n) != self.baseline.files.get(n)]
-
-    @property
-    def ran(self) -> bool:
-        """Every runnable method ran and matched eager PyTorch (and there was one to run)."""
-        runnable = [r for r in self.runs if not r.detail.startswith("not runnable")]
-        return bool(runnable) and all(r.ok for r in runnable)
-
-    @property
-    def ok(self) -> bool:
-        return self.identical and self.ran and not self.candidate.leaked and not self.baseline.leaked
 
 
 def _digest(path: Path) -> str:
@@ -101,6 +49,13 @@ def _temporary_dir(directory: Path) -> Iterator[None]:
         yield
     finally:
         tempfile.tempdir = saved
+
+
+def _placeholders(directory: Path) -> list[str]:
+    """The placeholders (``.executorch_*.data``) below ``directory``, relative to it."""
+    return sorted(
+        os.path.relpath(p, directory) for p in directory.rglob(".executorch_*.data") if p.is_file()
+    )
 
 
 def _left(directory: Path, outputs: set[str]) -> list[str]:
@@ -134,11 +89,12 @@ def export(
     place; Python's temporary files go to ``directory/tmp`` so that a leftover shows. Time covers
     the whole export; peak memory is traced over ``to_executorch`` and the writing of the files,
     where this layer does its work (tracing the lowering too would make it many times slower)."""
-    out, tmp = directory / "out", directory / "tmp"
+    out, tmp, work = directory / "out", directory / "tmp", directory / "backend"
     out.mkdir(parents=True)
     tmp.mkdir()
-    error, peak = "", 0
-    with classes(), _temporary_dir(tmp), backend.using(hooks):
+    work.mkdir()
+    error, peak, misplaced = "", 0, []
+    with classes(), _temporary_dir(tmp), backend.using(hooks, str(work)):
         _release()
         start = time.perf_counter()
         try:
@@ -148,19 +104,22 @@ def export(
                 program = edge.to_executorch(model.config())
                 with (out / PTE).open("wb") as f:
                     program.write_to_file(f)
-                if program._tensor_data:  # noqa: SLF001  # no public way to ask for data files
+                if program._tensor_data:  # no public way to ask for data files
                     program.write_tensor_data_to_file(str(out))
             finally:
                 peak = tracemalloc.get_traced_memory()[1]
                 tracemalloc.stop()
+            misplaced = [
+                p for p in _placeholders(directory) if not p.startswith("backend" + os.sep)
+            ]
         except Exception as exc:  # the export failed: a result, not a crash of the command
             error = f"{type(exc).__name__}: {exc}"
         seconds = time.perf_counter() - start
         edge = program = None
         _release()
     files = {p.name: _digest(p) for p in sorted(out.iterdir()) if p.is_file()}
-    outputs = {os.path.join("out", name) for name in files} | {"out", "tmp"}
-    return Export(files, seconds, peak, _left(directory, outputs), error)
+    outputs = {os.path.join("out", name) for name in files} | {"out", "tmp", "backend"}
+    return Export(files, seconds, peak, _left(directory, outputs), error, misplaced)
 
 
 def _outputs(value: object) -> list[torch.Tensor]:
@@ -200,10 +159,12 @@ def run_program(
             want = _outputs(method.module(*method.inputs))
         if len(got) != len(want):
             runs.append(Run(name, False, f"{len(got)} outputs, eager PyTorch gives {len(want)}"))
-        elif all(torch.allclose(g, w, rtol=RTOL, atol=ATOL) for g, w in zip(got, want)):
+        elif all(
+            torch.allclose(g, w, rtol=RTOL, atol=ATOL) for g, w in zip(got, want, strict=True)
+        ):
             runs.append(Run(name, True, "ok"))
         else:
-            worst = max(float((g - w).abs().max()) for g, w in zip(got, want))
+            worst = max(float((g - w).abs().max()) for g, w in zip(got, want, strict=True))
             runs.append(Run(name, False, f"differs from eager PyTorch by up to {worst:.3g}"))
     return runs
 

@@ -27,12 +27,13 @@ def _findable(name: str) -> bool:
     return importlib.util.find_spec(name) is not None
 
 
-def missing(find: Callable[[str], bool] = _findable) -> list[str]:
+def missing(find: Callable[[str], bool] | None = None) -> list[str]:
     """The required top-level packages that cannot be found."""
-    return [name for name in REQUIRED if not find(name)]
+    found = find or _findable
+    return [name for name in REQUIRED if not found(name)]
 
 
-def check(find: Callable[[str], bool] = _findable) -> None:
+def check(find: Callable[[str], bool] | None = None) -> None:
     """Raise :class:`MissingPrerequisites`, naming what is missing and the install line."""
     absent = missing(find)
     if absent:

@@ -61,6 +61,7 @@ class Scope:
 
 @dataclass(frozen=True)
 class TestResult:
+    __test__ = False  # not a test class, for pytest
     test: str
     """``path::Class::test`` with the path relative to the ``executorch`` package."""
     outcome: Outcome
@@ -150,14 +151,31 @@ def run_shipped_tests(
 ) -> list[TestResult]:
     """Run ``files`` (relative to ExecuTorch's package directory ``root``) in this process with
     ``replacements`` in place of ``originals``; one result per test, in the order run."""
-    results = [TestResult(f, Outcome.MISSING, "not in the installed wheel") for f in files
-               if not (root / f).is_file()]
+    results = [
+        TestResult(f, Outcome.MISSING, "not in the installed wheel")
+        for f in files
+        if not (root / f).is_file()
+    ]
     present = [str(root / f) for f in files if (root / f).is_file()]
     if not present:
         return results
     plugin = _Plugin(originals, replacements, str(root))
-    args = ["-p", "no:cacheprovider", "-p", "no:cordspec", "-p", "no:terminal", "-p", "no:warnings",
-            "--rootdir", str(root), "-c", os.devnull, "--import-mode=importlib", *present]
+    args = [
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:cordspec",
+        "-p",
+        "no:terminal",
+        "-p",
+        "no:warnings",
+        "--rootdir",
+        str(root),
+        "-c",
+        os.devnull,
+        "--import-mode=importlib",
+        *present,
+    ]
     pytest.main(args, plugins=[plugin])
     for error in plugin.errors:
         results.append(TestResult(error.partition(":")[0], Outcome.FAILED, error))

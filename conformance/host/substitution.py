@@ -1,4 +1,4 @@
-"""Putting an implementation's five classes in place of ExecuTorch's, in every module that holds them.
+"""An implementation's five classes put in place of ExecuTorch's, in every module holding them.
 
 ExecuTorch's modules import the classes by name (``from ..._cord import Cord``), so replacing them
 in the module that defines them is not enough: every loaded module of ExecuTorch's (by name, or by
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import ModuleType
@@ -100,4 +100,3 @@ def substituted(
     finally:
         for swap in reversed(done):
             setattr(table[swap.module], swap.attribute, originals[swap.class_name])
-

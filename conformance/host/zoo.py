@@ -49,7 +49,7 @@ class Model:
     """Methods ExecuTorch's runtime cannot run here, and why."""
 
 
-class _MLP(torch.nn.Module):
+class _MLP(torch.nn.Module):  # type: ignore[misc]  # torch is not analysed: Any
     def __init__(self, width: int = 16) -> None:
         super().__init__()
         self.first = torch.nn.Linear(8, width)
@@ -59,8 +59,9 @@ class _MLP(torch.nn.Module):
         return self.second(torch.relu(self.first(x)))
 
 
-class _Shared(torch.nn.Module):
-    """Three layers: two tied (one Parameter), and a third with a copy of the same values."""
+class _Shared(torch.nn.Module):  # type: ignore[misc]  # torch is not analysed: Any
+    """Three layers: two tied (one Parameter), a third with a copy of the same values; and a
+    fourth whose weight has the same length and first 32 bytes but differs after them."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -71,12 +72,16 @@ class _Shared(torch.nn.Module):
         with torch.no_grad():
             self.c.weight.copy_(self.a.weight)
             self.c.bias.copy_(self.a.bias)
+        self.d = torch.nn.Linear(8, 8)
+        with torch.no_grad():
+            self.d.weight.copy_(self.a.weight)
+            self.d.weight[-1] += 1.0
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.c(torch.relu(self.b(torch.relu(self.a(x)))))
+        return self.c(torch.relu(self.b(torch.relu(self.a(x))))) + self.d(x)
 
 
-class _FirstLayer(torch.nn.Module):
+class _FirstLayer(torch.nn.Module):  # type: ignore[misc]  # torch is not analysed: Any
     """A second method over the first layer of another module (the same weights)."""
 
     def __init__(self, of: _Shared) -> None:
@@ -165,7 +170,8 @@ MODELS: tuple[Model, ...] = (
     Model(
         "xnnpack_shared",
         "XNNPACK-delegated; weights tied between layers, equal between layers and between two "
-        "methods (dedup, merge of the lowered modules' stores)",
+        "methods (dedup, merge of the lowered modules' stores), and two weights of one length "
+        "and first 32 bytes that differ after them (a fingerprint collision)",
         _seeded(_shared, 2),
         _xnnpack,
     ),
