@@ -335,6 +335,19 @@ def test_a_model_that_differs_fails_to_run_or_leaks_fails_the_run(
     assert f"- {why}" in report.to_markdown()
 
 
+def test_a_file_backed_model_without_a_file_backed_data_fails_the_run() -> None:
+    import dataclasses
+
+    model = dataclasses.replace(_model(), file_backed=True)
+    assert _report([model]).failures == [
+        "m: no FileBackedData reached the output: the file-backed path was not taken"
+    ]
+    taken = dataclasses.replace(
+        model, candidate=dataclasses.replace(model.candidate, file_backed=1)
+    )
+    assert _report([taken]).exit_ok
+
+
 def test_an_in_scope_test_that_fails_or_is_skipped_fails_the_run_and_out_of_scope_does_not() -> (
     None
 ):

@@ -17,6 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import torch
+from executorch.exir._serialize import _cord
 from executorch.exir.backend.utils import is_same_node
 from executorch.runtime import Runtime
 from torch._subclasses.fake_tensor import FakeTensorMode
@@ -49,6 +50,12 @@ def _temporary_dir(directory: Path) -> Iterator[None]:
         yield
     finally:
         tempfile.tempdir = saved
+
+
+def _file_backed() -> int:
+    """How many FileBackedData objects (of the class now in ExecuTorch's place) are alive."""
+    cls = _cord.FileBackedData
+    return sum(issubclass(type(o), cls) for o in gc.get_objects())  # type(): proxies too
 
 
 def _placeholders(directory: Path) -> list[str]:
@@ -93,7 +100,7 @@ def export(
     out.mkdir(parents=True)
     tmp.mkdir()
     work.mkdir()
-    error, peak, misplaced = "", 0, []
+    error, peak, misplaced, alive = "", 0, [], 0
     with classes(), _temporary_dir(tmp), backend.using(hooks, str(work)):
         _release()
         start = time.perf_counter()
@@ -109,6 +116,7 @@ def export(
             finally:
                 peak = tracemalloc.get_traced_memory()[1]
                 tracemalloc.stop()
+            alive = _file_backed()
             misplaced = [
                 p for p in _placeholders(directory) if not p.startswith("backend" + os.sep)
             ]
@@ -119,7 +127,7 @@ def export(
         _release()
     files = {p.name: _digest(p) for p in sorted(out.iterdir()) if p.is_file()}
     outputs = {os.path.join("out", name) for name in files} | {"out", "tmp", "backend"}
-    return Export(files, seconds, peak, _left(directory, outputs), error, misplaced)
+    return Export(files, seconds, peak, _left(directory, outputs), error, misplaced, alive)
 
 
 def _outputs(value: object) -> list[torch.Tensor]:
@@ -193,4 +201,4 @@ def check_model(
         cand = export(model, model.make(), directory / "candidate", *candidate)
         where = directory / "candidate" / "out"
     runs = [] if cand.error else run_program(where, cand.files, model, methods)
-    return ModelResult(model.name, model.covers, reference, cand, runs)
+    return ModelResult(model.name, model.covers, reference, cand, runs, model.file_backed)

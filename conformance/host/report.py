@@ -45,6 +45,8 @@ class Export:
     misplaced: list[str] = field(default_factory=list)
     """Placeholders found, while the program was alive, outside the directory the backend wrote
     its blobs in (``move_from`` must rename within the source's own directory)."""
+    file_backed: int = 0
+    """FileBackedData objects alive once the files were written (before the release)."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,8 @@ class ModelResult:
     baseline: Export
     candidate: Export
     runs: list[Run]
+    file_backed: bool = False
+    """The export must hand a FileBackedData to the output."""
 
     @property
     def identical(self) -> bool:
@@ -106,6 +110,8 @@ class ModelResult:
             found.append("no method ran")
         if self.candidate.leaked:
             found.append(f"left on disk: {', '.join(self.candidate.leaked)}")
+        if self.file_backed and not self.candidate.error and not self.candidate.file_backed:
+            found.append("no FileBackedData reached the output: the file-backed path was not taken")
         if self.candidate.misplaced:
             found.append(
                 "placeholder outside the blob's own directory: "
@@ -321,6 +327,7 @@ def _export_json(e: Export) -> dict[str, Any]:
         "peak_bytes": e.peak_bytes,
         "leaked": list(e.leaked),
         "misplaced": list(e.misplaced),
+        "file_backed": e.file_backed,
         "error": e.error,
     }
 

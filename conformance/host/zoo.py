@@ -47,6 +47,8 @@ class Model:
     """The configuration of ``to_executorch``."""
     not_runnable: Mapping[str, str] = field(default_factory=dict)
     """Methods ExecuTorch's runtime cannot run here, and why."""
+    file_backed: bool = False
+    """Its export must hand a FileBackedData to the output (the file-backed path is taken)."""
 
 
 class _MLP(torch.nn.Module):  # type: ignore[misc]  # torch is not analysed: Any
@@ -190,5 +192,6 @@ MODELS: tuple[Model, ...] = (
         _seeded(_blob_methods, 4),
         _file_backed,
         not_runnable={"blob": _NO_KERNEL, "blob_bytes": _NO_KERNEL},
+        file_backed=True,
     ),
 )
