@@ -137,7 +137,11 @@ def _xnnpack_external(methods: Mapping[str, Method]) -> EdgeProgramManager:
 
 def _file_backed(methods: Mapping[str, Method]) -> EdgeProgramManager:
     return to_edge(_exported(methods)).to_backend(
-        {"blob": backend.partitioner(low_memory=True), "blob_bytes": backend.partitioner(False)}
+        {
+            "blob": backend.partitioner(low_memory=True),
+            "blob_bytes": backend.partitioner(low_memory=False),
+            "blob_other": backend.partitioner(low_memory=False),
+        }
     )
 
 
@@ -151,9 +155,14 @@ def _shared() -> dict[str, Method]:
 
 
 def _blob_methods() -> dict[str, Method]:
-    mlp = _MLP(width=32)
+    mlp, other = _MLP(width=32), _MLP(width=24)
     x = _x()
-    return {"forward": Method(mlp, x), "blob": Method(mlp, x), "blob_bytes": Method(mlp, x)}
+    return {
+        "forward": Method(mlp, x),
+        "blob": Method(mlp, x),
+        "blob_bytes": Method(mlp, x),
+        "blob_other": Method(other, x),
+    }
 
 
 _NO_KERNEL = (
@@ -187,11 +196,11 @@ MODELS: tuple[Model, ...] = (
         "file_backed",
         f"{backend.BACKEND_ID}: a weights blob handed over as a file (materialize_weights_blob, "
         "load_weights_blob, FileBackedData.move_from) and streamed into the .ptd; the same blob "
-        "as bytes from a second method (dedup of a file with bytes); a portable forward beside "
-        "them",
+        "as bytes from a second method (dedup of a file with bytes), other weights as bytes "
+        "from a third (so the .ptd has bytes after the file); a portable forward beside them",
         _seeded(_blob_methods, 4),
         _file_backed,
-        not_runnable={"blob": _NO_KERNEL, "blob_bytes": _NO_KERNEL},
+        not_runnable={"blob": _NO_KERNEL, "blob_bytes": _NO_KERNEL, "blob_other": _NO_KERNEL},
         file_backed=True,
     ),
 )
