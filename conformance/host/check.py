@@ -7,7 +7,11 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
+import json
 import os
+import signal
+import subprocess
+import sys
 import tempfile
 import time
 import tracemalloc
@@ -19,9 +23,9 @@ from pathlib import Path
 import torch
 from executorch.exir._serialize import _cord
 from executorch.exir.backend.utils import is_same_node
-from executorch.runtime import Runtime
 from torch._subclasses.fake_tensor import FakeTensorMode
 
+from ..harness.child import CHILD_TIMEOUT, child_env
 from . import backend
 from .report import Export, ModelResult, Run
 from .zoo import Method, Model
@@ -141,39 +145,45 @@ def _outputs(value: object) -> list[torch.Tensor]:
 def run_program(
     directory: Path, files: Mapping[str, str], model: Model, methods: Mapping[str, Method]
 ) -> list[Run]:
-    """Load the program (with its .ptd) in ExecuTorch's runtime and run each method."""
+    """Load the program (with its .ptd) in ExecuTorch's runtime and run each method against
+    eager PyTorch's outputs, in a child process (``runtime_child``): a crash is a result."""
     data = sorted(name for name in files if name.endswith(".ptd"))
     if len(data) > 1:
         return [Run("*", False, f"the runtime takes one .ptd, the export wrote {data}")]
-    data_path = str(directory / data[0]) if data else None
+    io: dict[str, tuple[list[torch.Tensor], list[torch.Tensor]]] = {}
+    with torch.no_grad():
+        for name, method in methods.items():
+            io[name] = (list(method.inputs), _outputs(method.module(*method.inputs)))
+    io_path, spec_path = directory.parent / "runtime-io.pt", directory.parent / "runtime.json"
+    torch.save(io, io_path)
+    spec = {
+        "pte": str(directory / PTE),
+        "ptd": str(directory / data[0]) if data else None,
+        "io": str(io_path),
+        "not_runnable": dict(model.not_runnable),
+        "rtol": RTOL,
+        "atol": ATOL,
+    }
+    spec_path.write_text(json.dumps(spec), encoding="utf-8")
     try:
-        program = Runtime.get().load_program(str(directory / PTE), data_path=data_path)
-    except Exception as exc:
-        return [Run("*", False, f"load_program failed: {type(exc).__name__}: {exc}")]
-    runs = []
-    for name, method in methods.items():
-        if name in model.not_runnable:
-            runs.append(Run(name, False, model.not_runnable[name]))
-            continue
-        try:
-            loaded = program.load_method(name)
-            if loaded is None:
-                raise RuntimeError(f"no method {name!r}")
-            got = _outputs(loaded.execute(list(method.inputs)))
-        except Exception as exc:
-            runs.append(Run(name, False, f"{type(exc).__name__}: {exc}"))
-            continue
-        with torch.no_grad():
-            want = _outputs(method.module(*method.inputs))
-        if len(got) != len(want):
-            runs.append(Run(name, False, f"{len(got)} outputs, eager PyTorch gives {len(want)}"))
-        elif all(
-            torch.allclose(g, w, rtol=RTOL, atol=ATOL) for g, w in zip(got, want, strict=True)
-        ):
-            runs.append(Run(name, True, "ok"))
-        else:
-            worst = max(float((g - w).abs().max()) for g, w in zip(got, want, strict=True))
-            runs.append(Run(name, False, f"differs from eager PyTorch by up to {worst:.3g}"))
+        child = subprocess.run(
+            [sys.executable, "-m", "conformance.host.runtime_child", str(spec_path)],
+            capture_output=True,
+            text=True,
+            env=child_env(),
+            timeout=CHILD_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return [Run("*", False, f"ExecuTorch's runtime did not finish in {CHILD_TIMEOUT} s")]
+    finally:
+        io_path.unlink(missing_ok=True)
+        spec_path.unlink(missing_ok=True)
+    runs = [Run(*json.loads(line)) for line in child.stdout.splitlines() if line.startswith("[")]
+    if child.returncode != 0:
+        code = child.returncode
+        how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
+        runs.append(Run("*", False, f"ExecuTorch's runtime crashed ({how})"))
     return runs
 
 
