@@ -81,9 +81,11 @@ def host_report(
     workdir: Path | None = None,
     baselines: dict[str, Export] | None = None,
     progress: Callable[[str], None] = lambda _: None,
+    only: Sequence[str] | None = None,
 ) -> HostReport:
     """The whole host run for ``impl``. ``baselines`` (model name -> ExecuTorch's export) is
-    filled on first use and reused, so that several implementations share one baseline."""
+    filled on first use and reused, so that several implementations share one baseline.
+    ``only``: export just these models of the zoo (default: all)."""
     from . import backend
     from .check import check_model
     from .zoo import MODELS
@@ -107,7 +109,7 @@ def host_report(
     cache = {} if baselines is None else baselines
     models = []
     with _workdir(workdir) as where:
-        for model in MODELS:
+        for model in MODELS if only is None else [m for m in MODELS if m.name in only]:
             progress(f"exporting {model.name}")
             result = check_model(
                 model, where / model.name, baseline_side, candidate_side, cache.get(model.name)
