@@ -4,9 +4,10 @@ backend hooks, so that a real ``to_executorch`` streams a FileBackedData into th
 Like AOTInductor's backend it writes a ``.wrapper.so`` (here a small description of the partition)
 and a ``*_weights.blob`` beside it, then loads the blob through ``load_weights_blob``: in
 low-memory mode (compile spec ``low_memory_mode=ON``) as ``FileBackedData.move_from`` with the
-digest computed while the blob was written, otherwise as bytes read and deleted. The hooks are the
-implementation's when it has them, else this module's own, which call the implementation's classes
-through ExecuTorch's modules (so the substituted ones). ExecuTorch's runtime has no kernel for this
+digest computed while the blob was written, otherwise as bytes read and deleted. The default hooks
+are the implementation's when it has them, else this module's own; the low-memory path is this
+module's, and calls ``FileBackedData`` as ExecuTorch's module holds it (so the implementation's),
+as ExecuTorch's CUDA backend does. ExecuTorch's runtime has no kernel for this
 backend: a method lowered to it loads as a program but cannot be run.
 """
 
@@ -97,9 +98,10 @@ class _OwnLowMemory:
 
 
 def hooks_for(impl: Implementation) -> BlobHooks:
-    """The implementation's hooks where it has them (each kind), else this module's own."""
+    """The implementation's default hooks where it has them, else this module's own; the
+    low-memory path is always this module's, so that it reaches the class in ExecuTorch's place."""
     own = _OwnLowMemory()
-    weights, low = impl.weights, impl.low_memory
+    weights = impl.weights
     whose = []
     if weights is not None:
         w = weights
@@ -114,16 +116,13 @@ def hooks_for(impl: Implementation) -> BlobHooks:
     else:
         materialize, load = _unchanged, _own_load
         whose.append("default hooks: cordspec's backend's own")
-    if low is not None:
-        low_materialize, low_load = low.materialize, low.load
-        whose.append(f"low-memory hooks: {impl.name}'s")
-    else:
-        low_materialize, low_load = own.materialize, own.load
-        whose.append(
-            "low-memory hooks: cordspec's backend's own, calling the implementation's "
-            "FileBackedData.move_from"
-        )
-    return BlobHooks(materialize, load, low_materialize, low_load, "; ".join(whose))
+    # As ExecuTorch's CUDA backend does, the low-memory path calls FileBackedData.move_from as
+    # ExecuTorch's module holds it: so the implementation's class, whatever its adapter's hooks.
+    whose.append(
+        "low-memory hooks: cordspec's backend's own, calling the implementation's "
+        "FileBackedData.move_from as ExecuTorch's module holds it"
+    )
+    return BlobHooks(materialize, load, own.materialize, own.load, "; ".join(whose))
 
 
 _current: list[tuple[BlobHooks, str]] = []
