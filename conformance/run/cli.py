@@ -96,6 +96,28 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="under each clause, the suite tests that name it (collects the suite: a few seconds)",
     )
+    host = commands.add_parser(
+        "host",
+        help="run the implementation inside a real ExecuTorch (docs/host.md)",
+        description="Put the implementation's classes in place of ExecuTorch's, export a zoo of "
+        "models with both and compare the files, run them in ExecuTorch's runtime, and run "
+        "ExecuTorch's shipped tests of this layer. Needs torch, executorch and torchao.",
+        epilog="Exit status: 0 when every model's files are identical to ExecuTorch's, run and "
+        "leave nothing behind and no in-scope ExecuTorch test fails; 1 otherwise; 2 when "
+        "torch, executorch or torchao is missing or the implementation cannot be loaded.",
+    )
+    host.add_argument(
+        "--impl", help="as for 'cordspec run' (default: $CORDSPEC_IMPL, else reference)"
+    )
+    host.add_argument(
+        "--report",
+        action="append",
+        default=[],
+        type=_report_path,
+        metavar="PATH",
+        help="write the host report: Markdown for .md, JSON for .json (repeatable)",
+    )
+    host.add_argument("--workdir", metavar="DIR", help="export into DIR and keep the files")
     sweep = commands.add_parser(
         "sweep",
         help="remove placeholders left by processes that died",
@@ -257,6 +279,19 @@ def _sweep(args: argparse.Namespace) -> int:
     return 0
 
 
+def _host(args: argparse.Namespace) -> int:
+    from ..host import command
+    from ..host.prerequisites import MissingPrerequisites
+
+    if os.getcwd() not in sys.path:  # as for run: --impl may name modules of this directory
+        sys.path.append(os.getcwd())
+    impl = selected_target(args.impl)
+    try:
+        return command.main(impl, args.report, args.workdir)
+    except (MissingPrerequisites, ImplementationError) as exc:
+        raise _Failure(_one_line(str(exc))) from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``cordspec`` command; return its exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -273,6 +308,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _run(args, extra)
         if args.command == "sweep":
             return _sweep(args)
+        if args.command == "host":
+            return _host(args)
         return _clauses(args)
     except _Failure as exc:
         print(f"cordspec: {exc}", file=sys.stderr)
