@@ -207,7 +207,15 @@ Op = Callable[[NamedDataStore], None]
 
 def _failing_ops(blobs: Blobs) -> dict[str, tuple[type[Exception], Op]]:
     collides = blobs.wrap(blobs.file(PREFIX + b"TAIL"))  # k_file holds PREFIX + b"tail"
+    closed = blobs.wrap(blobs.file(b"closed"))
+    closed.close()
+    changed = blobs.wrap(blobs.file(b"changed"))
+    blobs.path(changed).write_bytes(b"changed size")
+    # A new key under a new tag whose blob fails only when it is read: every argument is valid,
+    # so only a store that touches the tag's map before reading the blob is left changed.
     return {
+        "closed-file-new-tag": (ValueError, lambda s: s.add_named_data("new", closed, 1, "fresh")),
+        "changed-file-new-tag": (OSError, lambda s: s.add_named_data("new", changed, 1, "fresh")),
         "bad-type": (TypeError, lambda s: s.add_named_data("new", bytearray(b"x"), 1, "fresh")),
         "bad-alignment": (ValueError, lambda s: s.add_named_data("new", b"x", 0, "fresh")),
         "conflict-inline": (ValueError, lambda s: s.add_named_data("k_inline", b"other")),
@@ -233,6 +241,8 @@ def _failing_ops(blobs: Blobs) -> dict[str, tuple[type[Exception], Op]]:
         "conflict-same-tag",
         "conflict-new-tag",
         "conflict-digest-new-tag",
+        "closed-file-new-tag",
+        "changed-file-new-tag",
     ],
 )
 def test_failed_add_leaves_the_store_as_it_was(
