@@ -207,15 +207,15 @@ Op = Callable[[NamedDataStore], None]
 
 def _failing_ops(blobs: Blobs) -> dict[str, tuple[type[Exception], Op]]:
     collides = blobs.wrap(blobs.file(PREFIX + b"TAIL"))  # k_file holds PREFIX + b"tail"
-    closed = blobs.wrap(blobs.file(b"closed"))
-    closed.close()
-    changed = blobs.wrap(blobs.file(b"changed"))
-    blobs.path(changed).write_bytes(b"changed size")
-    # A new key under a new tag whose blob fails only when it is read: every argument is valid,
-    # so only a store that touches the tag's map before reading the blob is left changed.
+    removed = blobs.wrap(blobs.file(b"removed"))
+    blobs.path(removed).unlink()
+    # A new key under a new tag whose blob fails only when it is read (FBD-FAULT-2): every
+    # argument is valid, so only a store that makes the tag's map before reading is left changed.
     return {
-        "closed-file-new-tag": (ValueError, lambda s: s.add_named_data("new", closed, 1, "fresh")),
-        "changed-file-new-tag": (OSError, lambda s: s.add_named_data("new", changed, 1, "fresh")),
+        "removed-file-new-tag": (
+            FileNotFoundError,
+            lambda s: s.add_named_data("new", removed, 1, "fresh"),
+        ),
         "bad-type": (TypeError, lambda s: s.add_named_data("new", bytearray(b"x"), 1, "fresh")),
         "bad-alignment": (ValueError, lambda s: s.add_named_data("new", b"x", 0, "fresh")),
         "conflict-inline": (ValueError, lambda s: s.add_named_data("k_inline", b"other")),
@@ -241,8 +241,7 @@ def _failing_ops(blobs: Blobs) -> dict[str, tuple[type[Exception], Op]]:
         "conflict-same-tag",
         "conflict-new-tag",
         "conflict-digest-new-tag",
-        "closed-file-new-tag",
-        "changed-file-new-tag",
+        "removed-file-new-tag",
     ],
 )
 def test_failed_add_leaves_the_store_as_it_was(
