@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from conformance.api import Implementation
 from conformance.harness.helpers import Blobs
-from conformance.harness.measure import BIG, READ_BOUND, bytes_read
+from conformance.harness.measure import BIG, READ_BOUND, MiB, bytes_read, peak_memory
 
 clause = pytest.mark.clause
+
+LARGE_BYTES = bytes(16 * MiB)
+"""An in-memory piece whose copy would show in the peak memory of the call that takes it."""
+
+
+def held_memory(call: Callable[[], object]) -> int:
+    """Peak memory of ``call()``, keeping what it returns alive until measured."""
+    kept: list[object] = []
+    return peak_memory(lambda: kept.append(call()))
 
 
 class TestCordConstruction:
@@ -42,6 +52,12 @@ class TestCordConstruction:
         copy.append(b"!")
         assert (bytes(original), len(original)) == (b"HelloWorld", 10)
         assert (bytes(copy), len(copy)) == (b"Hello!", 6)
+
+    @clause("CORD-INIT-2")
+    def test_bytes_piece_is_held_not_copied(self, impl: Implementation) -> None:
+        # Only a large piece shows a copy: by identity is for bytes pieces as for file pieces.
+        peak = held_memory(lambda: impl.Cord(LARGE_BYTES))
+        assert peak < MiB, f"Cord(bytes of {len(LARGE_BYTES)}) allocated {peak} bytes"
 
 
 class TestAppend:
@@ -74,6 +90,13 @@ class TestAppend:
         cord.append(blobs.moved(b"cd"))
         cord.append(cord)
         assert (len(cord), bytes(cord)) == (8, b"abcdabcd")
+
+    @clause("CORD-APPEND-1")
+    def test_bytes_piece_is_appended_not_copied(self, impl: Implementation) -> None:
+        cord = impl.Cord(b"head")
+        peak = held_memory(lambda: cord.append(LARGE_BYTES))
+        assert peak < MiB, f"append(bytes of {len(LARGE_BYTES)}) allocated {peak} bytes"
+        assert len(cord) == 4 + len(LARGE_BYTES)
 
     @clause("CORD-TYPE-1")
     @pytest.mark.parametrize(
@@ -118,6 +141,29 @@ class TestWrite:
         late = blobs.moved(b"closed too early")
         cord.append(late)
         late.close()
+        out = io.BytesIO()
+        with pytest.raises((ValueError, OSError)):
+            cord.write_to_file(out)
+        assert out.getvalue() == b""
+
+    @clause("CORD-WRITE-3")
+    @pytest.mark.parametrize("contents", [b"", b"late"], ids=["empty", "non-empty"])
+    @pytest.mark.parametrize("fault", ["closed", "changed"])
+    @pytest.mark.parametrize("before", ["bytes", "file"])
+    def test_a_later_bad_piece_writes_nothing(
+        self, impl: Implementation, blobs: Blobs, before: str, fault: str, contents: bytes
+    ) -> None:
+        # The bad piece comes after a good file piece, or is empty: a check of the first file
+        # piece only, or of the pieces that have bytes to write, lets the output start.
+        cord = impl.Cord(b"head")
+        cord.append(blobs.moved(b"first") if before == "file" else b"first")
+        late = blobs.wrap(blobs.file(contents))
+        cord.append(late)
+        cord.append(b"tail")
+        if fault == "closed":
+            late.close()
+        else:
+            blobs.path(late).write_bytes(contents + b"grown")
         out = io.BytesIO()
         with pytest.raises((ValueError, OSError)):
             cord.write_to_file(out)

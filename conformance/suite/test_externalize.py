@@ -67,6 +67,21 @@ class TestArguments:
         assert state(store) == before
 
     @clause("NDS-EXT-1")
+    @pytest.mark.parametrize("cap", [True, False], ids=["True", "False"])
+    def test_bool_cap_where_its_int_value_would_fit(
+        self, impl: Implementation, blobs: Blobs, cap: bool
+    ) -> None:
+        # Blobs of at most one byte: a cap read as int(True) == 1 fits them, so only the type
+        # check can reject it (a store of larger blobs fails "exceeds the cap" either way).
+        store = impl.NamedDataStore()
+        store.add_named_data("one", b"1")
+        store.add_named_data("empty", blobs.moved(b""))
+        before = state(store)
+        with pytest.raises(ValueError):
+            externalize(store, cap, "constants")
+        assert state(store) == before
+
+    @clause("NDS-EXT-1")
     def test_empty_prefix(self, impl: Implementation, blobs: Blobs) -> None:
         store = mixed_store(impl, blobs)
         before = state(store)
@@ -168,6 +183,19 @@ class TestExternalize:
             tag_of("constants", ["key_c"]): [("key_c", b"c" * 5, 64, None)],
         }
 
+    @clause("NDS-EXT-3", "NDS-EXT-4")
+    def test_shards_follow_existing_tags_in_packing_order(self, impl: Implementation) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("z_existing", b"existing", 1, "existing")
+        for key, data in [("c", b"333"), ("m", b"xxxx"), ("bb", b"666666"), ("a", b"yyyy")]:
+            store.add_named_data(key, data)
+        store.add_named_data("b", b"xxxx")
+        externalize(store, 8, "constants")
+        packed = [tag_of("constants", keys) for keys in (["a", "b", "m"], ["bb"], ["c"])]
+        assert packed != sorted(packed)  # the order of the tags' hashes is another order
+        tags = list(store.get_named_data_store_output().external_data)
+        assert tags == ["existing", *packed]
+
     @clause("NDS-EXT-4")
     def test_tags_and_entry_order(self, impl: Implementation, blobs: Blobs) -> None:
         keys = ["zeta", "Alpha", "ключ", "a\u00e9", "a\x00b"]
@@ -204,6 +232,19 @@ class TestExternalize:
         before = state(store)
         with pytest.raises(ValueError, match="external data tag collision"):
             externalize(store, 10, "constants")
+        assert state(store) == before
+
+    @clause("NDS-EXT-6")
+    def test_collision_of_a_later_shard_is_rejected_atomically(self, impl: Implementation) -> None:
+        # The colliding shard comes second: the first one is tagged (and, in a store that moves
+        # shards as it goes, moved) before the collision is found.
+        store = impl.NamedDataStore()
+        store.add_named_data("external", b"ext", 8, tag_of("constants", ["second"]))
+        store.add_named_data("first", b"first!", 16)
+        store.add_named_data("second", b"second data", 4)
+        before = state(store)
+        with pytest.raises(ValueError, match="external data tag collision"):
+            externalize(store, 11, "constants")
         assert state(store) == before
 
     @clause("NDS-EXT-7")

@@ -365,6 +365,22 @@ class TestHashing:
         assert digests == [zeros_digest(BIG)]
         assert peak < MEMORY_BOUND, f"hashing {BIG} bytes held {peak} bytes"
 
+    @clause("FBD-HASH-1")
+    @pytest.mark.parametrize("how", ["rewritten", "replaced"])
+    def test_digest_of_a_new_file_at_a_path_hashed_before(
+        self, impl: Implementation, blobs: Blobs, how: str
+    ) -> None:
+        # Same path, same size: only a digest remembered by path and size would repeat itself.
+        path = blobs.file(b"first contents")
+        first = impl.FileBackedData(str(path))
+        assert first.sha256() == hashlib.sha256(b"first contents").digest()
+        first.close()
+        if how == "rewritten":
+            path.write_bytes(b"other contents")
+        else:
+            os.replace(blobs.file(b"other contents"), path)
+        assert blobs.wrap(path).sha256() == hashlib.sha256(b"other contents").digest()
+
 
 class TestWriting:
     @clause("FBD-WRITE-1")
@@ -429,6 +445,21 @@ class TestWriting:
         peak = peak_memory(lambda: blob.write_to_file(sink))
         assert (sink.size, sink.digest.digest()) == (BIG, zeros_digest(BIG))
         assert peak < MEMORY_BOUND, f"writing {BIG} bytes held {peak} bytes"
+
+    @clause("FBD-WRITE-1")
+    @pytest.mark.parametrize("size", [1, 4, 20])
+    @pytest.mark.parametrize("kind", KINDS)
+    def test_in_the_middle_of_a_bytesio(
+        self, impl: Implementation, blobs: Blobs, kind: str, size: int
+    ) -> None:
+        # A position before the end: where a write at the end and one at the position differ.
+        data = bytes(range(65, 65 + size))
+        blob = make(kind, blobs, data)
+        out = io.BytesIO(b"0123456789")
+        out.seek(3)
+        blob.write_to_file(out)
+        assert out.tell() == 3 + size
+        assert out.getvalue() == (b"012" + data + b"0123456789"[3 + size :])
 
 
 class TestShortWrites:
@@ -505,6 +536,30 @@ class TestChangeDetection:
         with pytest.raises(OSError):
             blob.write_to_file(sink)
         assert sink.size <= size
+
+    @clause("FBD-CHANGE-1")
+    @pytest.mark.parametrize("op", list(READS))
+    @pytest.mark.parametrize("kind", KINDS)
+    @pytest.mark.parametrize("how", ["grow", "replace"])
+    def test_changed_empty_file_raises(
+        self, impl: Implementation, blobs: Blobs, how: str, kind: str, op: str
+    ) -> None:
+        # An empty blob has nothing to copy, and must still be checked before it writes nothing.
+        blob = make(kind, blobs, b"")
+        path = blobs.path(blob)
+        if how == "grow":
+            path.write_bytes(b"grown")
+        else:
+            os.replace(blobs.file(b""), path)  # another inode, still empty
+        out = io.BytesIO()
+        try:
+            with pytest.raises(OSError, match=re.escape(str(path))):
+                READS[op](blob, out)
+            assert out.getvalue() == b""
+        finally:
+            blob.close()
+            if kind == "owned":  # the file that now sits at the owned path is nobody's
+                path.unlink(missing_ok=True)
 
 
 class _ChangingSink:

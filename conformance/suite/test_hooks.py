@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import re
-from collections.abc import Iterator, Sequence
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn, cast
 
@@ -468,6 +470,33 @@ class TestLowMemory:
         expected = hashlib.sha256(later).hexdigest()
         assert digest == expected, "a digest handed on by an earlier materialize was reused"
         assert blob.sha256().hex() == expected
+
+    @clause("HOOK-LOW-4")
+    def test_nothing_names_the_blob_once_its_load_is_over(
+        self, impl: Implementation, tmp_path: Path
+    ) -> None:
+        # A process-wide map of digests that checks each entry against the file never hands on a
+        # wrong one: it shows only as state that still names the blob after the load.
+        marker = f"handover-{uuid.uuid4().hex}"
+        (tmp_path / marker).mkdir()
+        blob_path = _low_memory(impl).materialize(_so(tmp_path / marker), _Chunks([4096]))
+        data, _ = _low_memory(impl).load(blob_path)
+        cast(FileBackedData, data).close()
+        del data, blob_path
+        gc.collect()
+        holders = [type(o).__name__ for o in gc.get_objects() if _names(o, marker)]
+        assert holders == [], f"after the load, containers still name the blob: {holders}"
+
+
+def _names(container: object, marker: str) -> bool:
+    """Whether ``container`` (a dict, list, tuple or set) holds a string containing ``marker``."""
+    if isinstance(container, dict):
+        items: Iterable[object] = [*container.keys(), *container.values()]
+    elif isinstance(container, (list, tuple, set, frozenset)):
+        items = container
+    else:
+        return False
+    return any(isinstance(item, str) and marker in item for item in items)
 
 
 @requires("low-memory-weights")

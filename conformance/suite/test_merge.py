@@ -321,6 +321,8 @@ class TestMerge:
             "index-str",
             "index-float",
             "index-None",
+            "index-True",
+            "index-False",
         ],
     )
     def test_malformed_other(self, impl: Implementation, case: str) -> None:
@@ -332,6 +334,8 @@ class TestMerge:
             "index-str": "1",
             "index-float": 1.0,
             "index-None": None,
+            "index-True": True,  # an int that indexes buffer 1: only a bool check rejects it
+            "index-False": False,
         }.get(case, 1)
         bad = impl.DataEntry(index, 4, None)
         pte = (

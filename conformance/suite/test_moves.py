@@ -405,6 +405,39 @@ class TestFailure:
             remove_placeholders(tmp_path)
 
     @clause("FBD-MOVE-4", "FBD-MOVE-5")
+    def test_source_replaced_just_before_the_rename_is_put_back(
+        self,
+        impl: Implementation,
+        blobs: Blobs,
+        tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch,
+    ) -> None:
+        # The failure comes after the rename: the placeholder then holds the file now at the
+        # source's path, and cleaning up as after a failed rename (removing it) loses that file.
+        source = blobs.file(b"checked before the rename")
+        swapped = blobs.file(b"put there meanwhile")
+        real_replace = os.replace
+        calls: list[tuple[str, str]] = []
+
+        def racing_replace(src: Any, dst: Any) -> None:
+            if not calls:
+                real_replace(swapped, source)  # another inode at the checked path
+            calls.append((os.fspath(src), os.fspath(dst)))
+            real_replace(src, dst)
+
+        monkeypatch.setattr(os, "replace", racing_replace)
+        raised = attempt(impl, blobs, str(source))
+        monkeypatch.undo()
+        try:
+            if raised is not None:
+                assert describe(source) == ("file", *describe(source)[1:3], b"put there meanwhile")
+                assert placeholders(tmp_path) == []
+            else:  # taken over: whatever it took, nothing is lost or left behind
+                assert len(calls) >= 1
+        finally:
+            remove_placeholders(tmp_path)
+
+    @clause("FBD-MOVE-4", "FBD-MOVE-5")
     @NON_ROOT
     def test_read_only_directory(self, impl: Implementation, fs: FakeFilesystem) -> None:
         fs.create_file("/data/ro/x.bin", contents=b"cannot be renamed")
@@ -587,9 +620,58 @@ class TestOwnership:
         assert owner.to_bytes() == b"owned already"
 
 
+def start_time(pid: int) -> int | None:
+    """Field 22 of ``/proc/<pid>/stat``, or None where the system does not tell."""
+    try:
+        line = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return None
+    return int(line[line.rfind(b")") + 1 :].split()[19])
+
+
+def owner_tag_pattern(pid: int) -> str:
+    """The placeholder name FBD-MOVE-10 asks of process ``pid`` (its start time where known)."""
+    start = start_time(pid)
+    tag = f"{pid}" if start is None else f"{pid}-{start}"
+    return rf"\.executorch_{tag}_.{{8}}\.data"  # mkstemp's eight characters
+
+
 class TestPlaceholderName:
     @clause("FBD-MOVE-10")
     def test_placeholder_names_the_process(self, impl: Implementation, blobs: Blobs) -> None:
         name = blobs.path(blobs.moved(b"whose is it")).name
         # the owner tag: <pid>-<start time>, or <pid> where the system tells no start time
         assert re.fullmatch(rf"\.executorch_{os.getpid()}(-[0-9]+)?_.+\.data", name), name
+
+    @clause("FBD-MOVE-10")
+    def test_placeholder_names_the_process_with_its_start_time(
+        self, impl: Implementation, blobs: Blobs
+    ) -> None:
+        # Where the start time is known it is part of the tag: a pid alone is reused.
+        name = blobs.path(blobs.moved(b"whose is it")).name
+        assert re.fullmatch(owner_tag_pattern(os.getpid()), name), name
+
+    @clause("FBD-MOVE-10")
+    @pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is not available")
+    def test_placeholder_of_a_forked_child_names_the_child(
+        self, impl: Implementation, blobs: Blobs
+    ) -> None:
+        source = blobs.file(b"moved in the child")
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child; it must never return into pytest
+            code = 1
+            try:
+                os.close(read_end)
+                with impl.FileBackedData.move_from(str(source)) as blob:
+                    os.write(write_end, os.path.basename(impl.path_of(blob)).encode())
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write_end)
+        with os.fdopen(read_end, "rb") as pipe:
+            name = pipe.read().decode()
+        expected = owner_tag_pattern(pid)  # read before the child is reaped
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert re.fullmatch(expected, name), f"a child {pid} of {os.getpid()} made {name}"

@@ -207,7 +207,15 @@ Op = Callable[[NamedDataStore], None]
 
 def _failing_ops(blobs: Blobs) -> dict[str, tuple[type[Exception], Op]]:
     collides = blobs.wrap(blobs.file(PREFIX + b"TAIL"))  # k_file holds PREFIX + b"tail"
+    removed = blobs.wrap(blobs.file(b"removed"))
+    blobs.path(removed).unlink()
+    # A new key under a new tag whose blob fails only when it is read (FBD-FAULT-2): every
+    # argument is valid, so only a store that makes the tag's map before reading is left changed.
     return {
+        "removed-file-new-tag": (
+            FileNotFoundError,
+            lambda s: s.add_named_data("new", removed, 1, "fresh"),
+        ),
         "bad-type": (TypeError, lambda s: s.add_named_data("new", bytearray(b"x"), 1, "fresh")),
         "bad-alignment": (ValueError, lambda s: s.add_named_data("new", b"x", 0, "fresh")),
         "conflict-inline": (ValueError, lambda s: s.add_named_data("k_inline", b"other")),
@@ -234,6 +242,7 @@ class TestAtomicAdd:
             "conflict-same-tag",
             "conflict-new-tag",
             "conflict-digest-new-tag",
+            "removed-file-new-tag",
         ],
     )
     def test_failed_add_leaves_the_store_as_it_was(

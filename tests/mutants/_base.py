@@ -6,6 +6,9 @@ put together, unchanged) and requires it to pass, so that a mutant's failure is 
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import math
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
@@ -22,9 +25,11 @@ from reference.file_backed import (
     _check_path,
     _identity_of,
     _owner_of,
+    _owner_tag,
     _require_regular,
     _unlink_quietly,
 )
+from reference.named_data import _digest, _where
 
 __all__ = ["LowMemory", "LowMemoryBackend", "ProbeLowering", "StepwiseMove", "Store", "Weights"]
 
@@ -60,7 +65,7 @@ class StepwiseMove(reference.FileBackedData):
     def _placeholder(source: str) -> str:
         """Make an empty placeholder beside ``source``; return its path."""
         fd, placeholder = tempfile.mkstemp(
-            prefix=f"{PLACEHOLDER_PREFIX}{os.getpid()}_",
+            prefix=f"{PLACEHOLDER_PREFIX}{_owner_tag()}_",
             suffix=PLACEHOLDER_SUFFIX,
             dir=os.path.dirname(source) or os.curdir,
         )
@@ -83,7 +88,115 @@ class StepwiseMove(reference.FileBackedData):
 
 class Store(reference.NamedDataStore):
     """The reference store, as the class a store mutant overrides steps of (``_add``,
-    ``_readd``, ``_buffer_digest``, ``merge_named_data_store``, ...)."""
+    ``_readd``, ``_buffer_digest``, ``merge_named_data_store``, ...); re-adding a key and
+    externalizing are cut into steps a mutant can override. Merges re-add through ``_readd`` too."""
+
+    def _readd(self, key: str, data: Any, alignment: int, tag: str | None, layout: object) -> Any:
+        old_tag = self._tags[key]
+        entry = self._entries(old_tag)[key]
+        existing = self.buffers[entry.buffer_index]
+        if data is not existing and (
+            len(data) != len(existing) or _digest(data) != self._buffer_digest(entry.buffer_index)
+        ):
+            raise ValueError(
+                f"Duplicate key {key} with different data. "
+                f"Existing data size: {len(existing)} bytes. "
+                f"New data size: {len(data)} bytes."
+            )
+        if self._other_place(old_tag, tag):
+            raise ValueError(
+                f"Duplicate key {key!r} is stored {_where(old_tag)}, not {_where(tag)}"
+            )
+        if self._other_layout(entry.tensor_layout, layout):
+            raise ValueError(
+                f"Duplicate key {key!r} with a different tensor layout: "
+                f"{entry.tensor_layout!r}, then {layout!r}"
+            )
+        combined = self._combined_alignment(entry.alignment, alignment)
+        return (
+            None if combined == entry.alignment else dataclasses.replace(entry, alignment=combined)
+        )
+
+    @staticmethod
+    def _other_place(old_tag: str | None, tag: str | None) -> bool:
+        """Whether a re-added key names another place than the one it is stored in."""
+        return tag != old_tag
+
+    @staticmethod
+    def _other_layout(old: object, new: object) -> bool:
+        return bool(new != old)
+
+    @staticmethod
+    def _combined_alignment(old: int, new: int) -> int:
+        return math.lcm(old, new)
+
+    def externalize_pte_data(self, max_data_bytes: int, tag_prefix: str) -> None:
+        if (
+            isinstance(max_data_bytes, bool)
+            or not isinstance(max_data_bytes, int)
+            or max_data_bytes <= 0
+        ):
+            raise ValueError(
+                f"external data shard cap must be a positive integer, got {max_data_bytes!r}"
+            )
+        if not isinstance(tag_prefix, str) or not tag_prefix:
+            raise ValueError(f"external data tag prefix must be nonempty, got {tag_prefix!r}")
+        groups: dict[int, dict[str, Any]] = {}
+        for key, entry in self.pte_data.items():
+            groups.setdefault(entry.buffer_index, {})[key] = entry
+        shards: list[dict[str, Any]] = []
+        current: dict[str, Any] = {}
+        current_bytes = 0
+        for index, entries in self._group_order(groups):
+            size = len(self.buffers[index])
+            if size > max_data_bytes:
+                raise ValueError(
+                    f"buffer {index} has {size} bytes and exceeds "
+                    f"external data shard cap {max_data_bytes}"
+                )
+            if current and self._starts_shard(current_bytes, size, max_data_bytes):
+                shards.append(current)
+                current, current_bytes = {}, 0
+            current.update(entries)
+            current_bytes += size
+        if current:
+            shards.append(current)
+        external = {tag: dict(entries) for tag, entries in self.external_data.items()}
+        tags = dict(self._tags)
+        for shard in shards:
+            keys = sorted(shard)
+            self._install(self._shard_tag(tag_prefix, keys), shard, keys, external, tags)
+        self.external_data, self.pte_data, self._tags = external, {}, tags
+        self._lent.clear()
+
+    @staticmethod
+    def _group_order(groups: dict[int, dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
+        """The groups of keys sharing a buffer, in the order they are packed."""
+        return sorted(groups.items(), key=lambda item: sorted(item[1]))
+
+    @staticmethod
+    def _starts_shard(current_bytes: int, size: int, cap: int) -> bool:
+        """Whether a group of ``size`` bytes goes to a new shard after ``current_bytes``."""
+        return current_bytes + size > cap
+
+    @staticmethod
+    def _shard_tag(prefix: str, keys: list[str]) -> str:
+        return f"{prefix}_{hashlib.sha256(chr(0).join(keys).encode()).hexdigest()}"
+
+    def _install(
+        self,
+        tag: str,
+        shard: dict[str, Any],
+        keys: list[str],
+        external: dict[str, dict[str, Any]],
+        tags: dict[str, str | None],
+    ) -> None:
+        """Put one shard under ``tag`` in the staged ``external`` and ``tags``."""
+        canonical = {key: shard[key] for key in keys}
+        if external.get(tag, canonical) != canonical:
+            raise ValueError(f"external data tag collision for {tag}")
+        external[tag] = canonical
+        tags.update(dict.fromkeys(keys, tag))
 
 
 class ProbeLowering:

@@ -1,0 +1,28 @@
+"""Breaks: FBD-FORK-1
+
+The backstop of garbage collection and exit checks the process, but ``close()`` does not: a child
+made by ``fork`` that closes the inherited object (a ``with`` block in a worker) deletes its
+parent's file.
+"""
+
+from __future__ import annotations
+
+import reference
+from reference.file_backed import _remove_if_same, _unregister
+
+from . import implementation
+
+
+class FileBackedData(reference.FileBackedData):
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            if self._finalizer is not None:
+                _remove_if_same(self._path, self._identity)
+                self._finalizer.detach()
+                _unregister(self._identity)
+            self._closed = True
+
+
+IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

@@ -1,0 +1,29 @@
+"""Breaks: CORD-WRITE-3
+
+``Cord.write_to_file`` that checks only the first file-backed piece before writing, and finds a
+closed or changed later one only when it reaches it, after the pieces before it are written.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reference
+from reference.file_backed import write_all
+
+from . import implementation
+
+
+class Cord(reference.Cord):
+    def write_to_file(self, outfile: Any) -> None:
+        files = [p for p in self.pieces if isinstance(p, reference.FileBackedData)]
+        if files:
+            files[0]._verify()
+        for piece in self.pieces:
+            if isinstance(piece, bytes):
+                write_all(outfile, memoryview(piece))
+            else:
+                piece.write_to_file(outfile)
+
+
+IMPLEMENTATION = implementation(__name__, Cord=Cord)

@@ -1,0 +1,29 @@
+"""Breaks: CORD-TYPE-1
+
+``Cord.append`` that adds the piece's length before it checks the piece's type: a rejected
+``bytearray`` or ``str`` raises ``TypeError``, but the Cord's length has grown by it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reference
+
+from . import implementation
+
+
+class Cord(reference.Cord):
+    def append(self, data: Any) -> None:
+        if isinstance(data, reference.Cord) or not hasattr(data, "__len__"):
+            super().append(data)
+            return
+        self._byte_size += len(data)
+        if not isinstance(data, (bytes, reference.FileBackedData)):
+            raise TypeError(
+                f"Cord pieces must be bytes, FileBackedData or Cord, not {type(data).__name__}"
+            )
+        self._buffers.append(data)
+
+
+IMPLEMENTATION = implementation(__name__, Cord=Cord)

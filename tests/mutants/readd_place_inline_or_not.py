@@ -1,0 +1,19 @@
+"""Breaks: NDS-KEY-5
+
+A re-added key checked for its place only as inline versus external: re-adding it with equal
+contents under another external tag is silently accepted, and the second tag's file misses it.
+"""
+
+from __future__ import annotations
+
+from . import implementation
+from ._base import Store
+
+
+class NamedDataStore(Store):
+    @staticmethod
+    def _other_place(old_tag: str | None, tag: str | None) -> bool:
+        return (old_tag is None) != (tag is None)
+
+
+IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

@@ -1,0 +1,22 @@
+"""Breaks: NDS-EXT-4
+
+A shard's tag hashed over its sorted keys joined with nothing (``"".join``) instead of NUL: right
+for a shard of one key, wrong for every shard of two or more (and ``ab`` + ``c`` collides with
+``a`` + ``bc``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from . import implementation
+from ._base import Store
+
+
+class NamedDataStore(Store):
+    @staticmethod
+    def _shard_tag(prefix: str, keys: list[str]) -> str:
+        return f"{prefix}_{hashlib.sha256(''.join(keys).encode()).hexdigest()}"
+
+
+IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
