@@ -2,7 +2,8 @@
 classes with tests, and every test named there exists and names that clause.
 
 Tests are named by function (as in the deviation files), so moving a test to another module keeps
-the page right; the suite is collected as ``cordspec run`` collects it (``tests/impls/suite_map``).
+the page right; the suite is collected as ``cordspec run`` collects it
+(``conformance.run.collect``).
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ import re
 
 import pytest
 
+from conformance.run.collect import SuiteTest, collect_suite
 from conformance.run.spec import load_spec
-from tests.impls.suite_map import REPO, SuiteTest, collect_suite
+from tests.children import REPO
 
 COVERAGE = REPO / "docs" / "coverage.md"
 REQUIRED = ("MUST", "MUST NOT")
@@ -40,8 +42,8 @@ def named_tests(body: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def suite_tests(tmp_path_factory: pytest.TempPathFactory) -> list[SuiteTest]:
-    return collect_suite(tmp_path_factory.mktemp("suite-map") / "map.json")
+def suite_tests() -> list[SuiteTest]:
+    return collect_suite()
 
 
 @pytest.fixture(scope="module")
