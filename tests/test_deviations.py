@@ -104,9 +104,9 @@ def test_a_file_is_parsed_once_while_unchanged(
     path.write_text("FBD-CLOSE-7 keeps quiet\n", encoding="utf-8")
     parsed: list[str] = []
 
-    def counting(text: str, source: str = "") -> dict[str, Deviation]:
+    def counting(text: str, source: str = "", version: str | None = None) -> dict[str, Deviation]:
         parsed.append(source)
-        return parse_deviations(text, source)
+        return parse_deviations(text, source, version)
 
     monkeypatch.setattr(deviations, "parse_deviations", counting)
     first = read_deviations(path)

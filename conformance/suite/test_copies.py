@@ -15,12 +15,12 @@ from conformance.api import Implementation
 from conformance.harness.helpers import Blobs
 
 clause = pytest.mark.clause
-pytestmark = pytest.mark.requires("file-backed")
 
 DATA = b"weights that belong to someone else"
 COPIERS = pytest.mark.parametrize("copier", [copy.copy, copy.deepcopy], ids=["copy", "deepcopy"])
 
 
+@pytest.mark.requires("file-backed")
 class TestCopiesNeverDelete:
     """Copies of borrowed blobs and of containers holding blobs (FBD-INIT-2, FBD-COPY-1)."""
 

@@ -31,7 +31,6 @@ from conformance.harness.measure import (
 from conformance.harness.sinks import ShortWriter, WriteOnly
 
 clause = pytest.mark.clause
-pytestmark = pytest.mark.requires("file-backed")
 
 _BORROWED_EXIT_CHILD = child_script(r"""
 blob = impl.FileBackedData(os.path.join(directory, case))
@@ -86,6 +85,7 @@ def make(kind: str, blobs: Blobs, data: bytes) -> FileBackedData:
 KINDS = ("borrowed", "owned")
 
 
+@pytest.mark.requires("file-backed")
 class TestConstruction:
     @clause("FBD-INIT-1")
     def test_len_is_the_size_at_construction(self, impl: Implementation, blobs: Blobs) -> None:
@@ -267,6 +267,7 @@ class TestConstruction:
             blobs.wrap(dangling)
 
 
+@pytest.mark.requires("file-backed")
 class TestReading:
     DATA = bytes(range(256)) * 4
 
@@ -325,6 +326,7 @@ class TestReading:
             blob.prefix(value)
 
 
+@pytest.mark.requires("file-backed")
 class TestHashing:
     @clause("FBD-HASH-1")
     @pytest.mark.parametrize("size", [0, 1, MiB + 1, 9 * MiB + 7])
@@ -382,6 +384,7 @@ class TestHashing:
         assert blobs.wrap(path).sha256() == hashlib.sha256(b"other contents").digest()
 
 
+@pytest.mark.requires("file-backed")
 class TestWriting:
     @clause("FBD-WRITE-1")
     def test_at_the_current_position_of_a_file(
@@ -462,6 +465,7 @@ class TestWriting:
         assert out.getvalue() == (b"012" + data + b"0123456789"[3 + size :])
 
 
+@pytest.mark.requires("file-backed")
 class TestShortWrites:
     @clause("FBD-WRITE-1")
     def test_a_sink_taking_one_byte_per_call_gets_everything(
@@ -475,6 +479,7 @@ class TestShortWrites:
         assert bytes(sink.received) == data
 
 
+@pytest.mark.requires("file-backed")
 class TestChangeDetection:
     SIZE = 4096
 
@@ -578,6 +583,7 @@ class _ChangingSink:
         return len(data)
 
 
+@pytest.mark.requires("file-backed")
 class TestChangeWhileStreaming:
     @staticmethod
     def _big(tmp_path: Path) -> Path:
@@ -618,6 +624,7 @@ class TestChangeWhileStreaming:
         assert peak < MEMORY_BOUND, f"writing a file that grew by 64 MiB held {peak} bytes"
 
 
+@pytest.mark.requires("file-backed")
 class TestClosedState:
     @clause("FBD-CLOSED-1")
     @pytest.mark.parametrize("where", ["Cord()", "Cord.append", "add_named_data"])
@@ -671,6 +678,7 @@ class TestClosedState:
                 path.unlink(missing_ok=True)
 
 
+@pytest.mark.requires("file-backed")
 class TestCopies:
     DATA = b"weights owned by the original"
     COPIES = pytest.mark.parametrize("copier", [copy.copy, copy.deepcopy], ids=["copy", "deepcopy"])

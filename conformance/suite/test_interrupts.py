@@ -223,70 +223,6 @@ def _run_each(
 # --- each step -----------------------------------------------------------------------------------
 
 
-@clause("FBD-INTR-1")
-@needs_proc
-@pytest.mark.parametrize("mode", MODES)
-def test_move_from_interrupted_at_each_step(
-    impl: Implementation, tmp_path: Path, mode: Mode
-) -> None:
-    """Interrupted anywhere, once or in its clean-up again: moved and owned, or untouched."""
-    with scrubbed(tmp_path):
-        runs = iter(range(1 << 30))
-        move = mover(impl)
-        probe = _case(tmp_path, -1)
-        steps = count_steps(lambda: check_move(impl)(probe, move(probe), None), mode)
-        done = _run_each(
-            _every_step(steps, mode),
-            mode,
-            lambda: _case(tmp_path, next(runs)),
-            move,
-            check_move(impl),
-        )
-        assert done > steps
-
-
-@clause("FBD-INTR-1")
-@needs_proc
-@pytest.mark.parametrize("mode", MODES)
-def test_owning_constructor_interrupted_at_each_step(
-    impl: Implementation, tmp_path: Path, mode: Mode
-) -> None:
-    """FileBackedData(path, cleanup=True) never both raises and deletes the file later."""
-    with scrubbed(tmp_path):
-        runs = iter(range(1 << 30))
-        own = owner(impl)
-        probe = _case(tmp_path, -1)
-        steps = count_steps(lambda: check_owning(impl)(probe, own(probe), None), mode)
-        done = _run_each(
-            _every_step(steps, mode),
-            mode,
-            lambda: _case(tmp_path, next(runs)),
-            own,
-            check_owning(impl),
-        )
-        assert done > steps
-
-
-@clause("FBD-INTR-1")
-@needs_proc
-@pytest.mark.parametrize("mode", MODES)
-def test_close_interrupted_at_each_step(impl: Implementation, tmp_path: Path, mode: Mode) -> None:
-    """An interrupted close() has released the file before the interrupt propagates."""
-    with scrubbed(tmp_path):
-        runs = iter(range(1 << 30))
-        probe = _owned(impl, tmp_path, -1)
-        steps = count_steps(probe.blob.close, mode)
-        check_close(probe, None, None)
-        done = _run_each(
-            _every_step(steps, mode),
-            mode,
-            lambda: _owned(impl, tmp_path, next(runs)),
-            close_it,
-            check_close,
-        )
-        assert done > steps
-
-
 _EXIT_UNDER_INTERRUPTS = child_script(r"""
 import signal
 owners = []
@@ -309,17 +245,6 @@ def interrupted(real):
 os.unlink, os.remove = interrupted(os.unlink), interrupted(os.remove)
 raise KeyboardInterrupt  # the first Ctrl-C: the interpreter exits, releasing the owned files
 """)
-
-
-@clause("FBD-INTR-1", "FBD-CLOSE-5")
-@requires("subprocess")
-def test_second_interrupt_during_exit_leaves_nothing(impl: Implementation, tmp_path: Path) -> None:
-    with scrubbed(tmp_path):
-        run = run_child(impl, _EXIT_UNDER_INTERRUPTS, tmp_path, "exit")
-        assert run.lines == ["20"], run.stderr
-        assert run.returncode != 0  # the KeyboardInterrupt ended it
-        left = sorted(os.listdir(tmp_path))
-        assert left == [], f"{len(left)} owned file(s) left after a second interrupt at exit"
 
 
 # --- forks while another thread is inside move_from -----------------------------------------------
@@ -390,20 +315,6 @@ def _fork_during_move(impl: Implementation, base: Path, line: int, timeout: floa
         shutil.rmtree(directory)
 
 
-@clause("FBD-FORK-2")
-@needs_fork
-def test_fork_at_each_line_of_a_concurrent_move_from(impl: Implementation, tmp_path: Path) -> None:
-    """Forked at every line another thread's move_from runs, the child's move_from completes."""
-    lines = _lines_of_a_move(impl, tmp_path)
-    assert lines > 0
-    failures = [
-        failed
-        for line in range(1, lines + 1)
-        if (failed := _fork_during_move(impl, tmp_path, line, 5)) is not None
-    ]
-    assert not failures, failures
-
-
 def _lines_of_a_move(impl: Implementation, base: Path) -> int:
     """How many lines the paused thread traces in a whole move_from."""
     source = base / "probe.bin"
@@ -423,74 +334,168 @@ def _report(record: Callable[[str, object], None], name: str, done: object) -> N
     print(f"{name}: {done}")
 
 
-@clause("FBD-INTR-1")
-@needs_proc
-def test_campaign_of_interrupted_moves(
-    impl: Implementation, tmp_path: Path, record_property: Callable[[str, object], None]
-) -> None:
-    with scrubbed(tmp_path):
-        runs = campaign_size(200, 10_000)
-        for mode in MODES:
-            done = campaign(
-                runs // 2,
-                in_directory(tmp_path / mode),
-                mover(impl),
+@pytest.mark.requires("file-backed")
+class TestInterrupts:
+    """move_from, the owning constructor, close and exit interrupted at each step, and forks
+    during moves."""
+
+    @clause("FBD-INTR-1")
+    @needs_proc
+    @pytest.mark.parametrize("mode", MODES)
+    def test_move_from_interrupted_at_each_step(
+        self, impl: Implementation, tmp_path: Path, mode: Mode
+    ) -> None:
+        """Interrupted anywhere, once or in its clean-up again: moved and owned, or untouched."""
+        with scrubbed(tmp_path):
+            runs = iter(range(1 << 30))
+            move = mover(impl)
+            probe = _case(tmp_path, -1)
+            steps = count_steps(lambda: check_move(impl)(probe, move(probe), None), mode)
+            done = _run_each(
+                _every_step(steps, mode),
+                mode,
+                lambda: _case(tmp_path, next(runs)),
+                move,
                 check_move(impl),
-                seed=1,
-                mode=mode,
             )
-            _report(record_property, f"interrupted move_from ({mode})", done)
+            assert done > steps
 
+    @clause("FBD-INTR-1")
+    @needs_proc
+    @pytest.mark.parametrize("mode", MODES)
+    def test_owning_constructor_interrupted_at_each_step(
+        self, impl: Implementation, tmp_path: Path, mode: Mode
+    ) -> None:
+        """FileBackedData(path, cleanup=True) never both raises and deletes the file later."""
+        with scrubbed(tmp_path):
+            runs = iter(range(1 << 30))
+            own = owner(impl)
+            probe = _case(tmp_path, -1)
+            steps = count_steps(lambda: check_owning(impl)(probe, own(probe), None), mode)
+            done = _run_each(
+                _every_step(steps, mode),
+                mode,
+                lambda: _case(tmp_path, next(runs)),
+                own,
+                check_owning(impl),
+            )
+            assert done > steps
 
-@clause("FBD-INTR-1")
-@needs_proc
-@pytest.mark.parametrize("what", ["constructor", "close"])
-def test_campaign_of_interrupted_owning_and_closing(
-    impl: Implementation,
-    tmp_path: Path,
-    what: str,
-    record_property: Callable[[str, object], None],
-) -> None:
-    with scrubbed(tmp_path):
-        runs = campaign_size(100, 3_000)
-        for mode in MODES:
-            base = tmp_path / mode
-            if what == "constructor":
+    @clause("FBD-INTR-1")
+    @needs_proc
+    @pytest.mark.parametrize("mode", MODES)
+    def test_close_interrupted_at_each_step(
+        self, impl: Implementation, tmp_path: Path, mode: Mode
+    ) -> None:
+        """An interrupted close() has released the file before the interrupt propagates."""
+        with scrubbed(tmp_path):
+            runs = iter(range(1 << 30))
+            probe = _owned(impl, tmp_path, -1)
+            steps = count_steps(probe.blob.close, mode)
+            check_close(probe, None, None)
+            done = _run_each(
+                _every_step(steps, mode),
+                mode,
+                lambda: _owned(impl, tmp_path, next(runs)),
+                close_it,
+                check_close,
+            )
+            assert done > steps
+
+    @clause("FBD-INTR-1", "FBD-CLOSE-5")
+    @requires("subprocess")
+    def test_second_interrupt_during_exit_leaves_nothing(
+        self, impl: Implementation, tmp_path: Path
+    ) -> None:
+        with scrubbed(tmp_path):
+            run = run_child(impl, _EXIT_UNDER_INTERRUPTS, tmp_path, "exit")
+            assert run.lines == ["20"], run.stderr
+            assert run.returncode != 0  # the KeyboardInterrupt ended it
+            left = sorted(os.listdir(tmp_path))
+            assert left == [], f"{len(left)} owned file(s) left after a second interrupt at exit"
+
+    @clause("FBD-FORK-2")
+    @needs_fork
+    def test_fork_at_each_line_of_a_concurrent_move_from(
+        self, impl: Implementation, tmp_path: Path
+    ) -> None:
+        """Forked at every line another thread's move_from runs, the child's move_from completes."""
+        lines = _lines_of_a_move(impl, tmp_path)
+        assert lines > 0
+        failures = [
+            failed
+            for line in range(1, lines + 1)
+            if (failed := _fork_during_move(impl, tmp_path, line, 5)) is not None
+        ]
+        assert not failures, failures
+
+    @clause("FBD-INTR-1")
+    @needs_proc
+    def test_campaign_of_interrupted_moves(
+        self, impl: Implementation, tmp_path: Path, record_property: Callable[[str, object], None]
+    ) -> None:
+        with scrubbed(tmp_path):
+            runs = campaign_size(200, 10_000)
+            for mode in MODES:
                 done = campaign(
                     runs // 2,
-                    in_directory(base),
-                    owner(impl),
-                    check_owning(impl),
-                    seed=2,
+                    in_directory(tmp_path / mode),
+                    mover(impl),
+                    check_move(impl),
+                    seed=1,
                     mode=mode,
                 )
-            else:
-                done = campaign(
-                    runs // 2,
-                    functools.partial(_owned, impl, base),
-                    close_it,
-                    check_close,
-                    seed=3,
-                    mode=mode,
-                )
-            _report(record_property, f"interrupted {what} ({mode})", done)
+                _report(record_property, f"interrupted move_from ({mode})", done)
 
+    @clause("FBD-INTR-1")
+    @needs_proc
+    @pytest.mark.parametrize("what", ["constructor", "close"])
+    def test_campaign_of_interrupted_owning_and_closing(
+        self,
+        impl: Implementation,
+        tmp_path: Path,
+        what: str,
+        record_property: Callable[[str, object], None],
+    ) -> None:
+        with scrubbed(tmp_path):
+            runs = campaign_size(100, 3_000)
+            for mode in MODES:
+                base = tmp_path / mode
+                if what == "constructor":
+                    done = campaign(
+                        runs // 2,
+                        in_directory(base),
+                        owner(impl),
+                        check_owning(impl),
+                        seed=2,
+                        mode=mode,
+                    )
+                else:
+                    done = campaign(
+                        runs // 2,
+                        functools.partial(_owned, impl, base),
+                        close_it,
+                        check_close,
+                        seed=3,
+                        mode=mode,
+                    )
+                _report(record_property, f"interrupted {what} ({mode})", done)
 
-@clause("FBD-FORK-2")
-@needs_fork
-def test_campaign_of_forks_during_moves(
-    impl: Implementation, tmp_path: Path, record_property: Callable[[str, object], None]
-) -> None:
-    import random
+    @clause("FBD-FORK-2")
+    @needs_fork
+    def test_campaign_of_forks_during_moves(
+        self, impl: Implementation, tmp_path: Path, record_property: Callable[[str, object], None]
+    ) -> None:
+        import random
 
-    forks = campaign_size(40, 400)
-    lines = _lines_of_a_move(impl, tmp_path)
-    rng = random.Random(4)
-    started = time.perf_counter()
-    failures = [
-        failed
-        for _ in range(forks)
-        if (failed := _fork_during_move(impl, tmp_path, rng.randint(1, lines), 5)) is not None
-    ]
-    _report(record_property, "forks during move_from", (forks, time.perf_counter() - started))
-    assert not failures, failures
+        forks = campaign_size(40, 400)
+        lines = _lines_of_a_move(impl, tmp_path)
+        rng = random.Random(4)
+        started = time.perf_counter()
+        failures = [
+            failed
+            for _ in range(forks)
+            if (failed := _fork_during_move(impl, tmp_path, rng.randint(1, lines), 5)) is not None
+        ]
+        _report(record_property, "forks during move_from", (forks, time.perf_counter() - started))
+        assert not failures, failures

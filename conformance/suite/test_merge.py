@@ -463,15 +463,18 @@ class TestMergeProperty:
         assert sorted(content(b) for b in out.buffers) == sorted(set(expected.values()))
 
 
-@clause("NDS-OUT-4")
-def test_records_keep_any_values_as_given(impl: Implementation) -> None:
-    alignment, layout = object(), ["a", "mutable", "layout"]
-    entry: object = impl.DataEntry("not an index", alignment, layout)
-    assert getattr(entry, "buffer_index") == "not an index"  # noqa: B009
-    assert getattr(entry, "alignment") is alignment  # noqa: B009
-    assert getattr(entry, "tensor_layout") is layout  # noqa: B009
-    buffers, pte_data, external_data = ("a", "tuple"), {"k": 5}, None
-    output: object = impl.NamedDataStoreOutput(buffers, pte_data, external_data)
-    assert getattr(output, "buffers") is buffers  # noqa: B009  # typed as a well-formed output
-    assert getattr(output, "pte_data") is pte_data  # noqa: B009
-    assert getattr(output, "external_data") is external_data  # noqa: B009
+class TestRecords:
+    """DataEntry and NamedDataStoreOutput are plain records."""
+
+    @clause("NDS-OUT-4")
+    def test_records_keep_any_values_as_given(self, impl: Implementation) -> None:
+        alignment, layout = object(), ["a", "mutable", "layout"]
+        entry: object = impl.DataEntry("not an index", alignment, layout)
+        assert getattr(entry, "buffer_index") == "not an index"  # noqa: B009
+        assert getattr(entry, "alignment") is alignment  # noqa: B009
+        assert getattr(entry, "tensor_layout") is layout  # noqa: B009
+        buffers, pte_data, external_data = ("a", "tuple"), {"k": 5}, None
+        output: object = impl.NamedDataStoreOutput(buffers, pte_data, external_data)
+        assert getattr(output, "buffers") is buffers  # noqa: B009  # typed as a well-formed output
+        assert getattr(output, "pte_data") is pte_data  # noqa: B009
+        assert getattr(output, "external_data") is external_data  # noqa: B009

@@ -30,7 +30,6 @@ from conformance.harness.helpers import PLACEHOLDER_GLOB, Blobs, placeholders, s
 from conformance.harness.measure import BIG, READ_BOUND, io_counters
 
 clause = pytest.mark.clause
-pytestmark = pytest.mark.requires("file-backed")
 
 NON_ROOT = pytest.mark.parametrize("fs", [[None, None, None, False]], indirect=True, ids=["user"])
 """pyfakefs with ``allow_root_user=False``: permissions are enforced although we run as root."""
@@ -104,6 +103,7 @@ def check_control(source: str) -> None:
             os.unlink(placeholder)
 
 
+@pytest.mark.requires("file-backed")
 class TestTakeOver:
     @clause("FBD-MOVE-1")
     def test_takes_the_file(self, impl: Implementation, blobs: Blobs) -> None:
@@ -215,6 +215,7 @@ class TestTakeOver:
         assert stat.S_IMODE(after.st_mode) == 0o640
 
 
+@pytest.mark.requires("file-backed")
 class TestAnotherDevice:
     """A source on another filesystem than the test directory (/dev/shm)."""
 
@@ -327,6 +328,7 @@ def must_raise(case: str, raised: BaseException | None) -> bool:
     return raised is not None
 
 
+@pytest.mark.requires("file-backed")
 class TestFailure:
     @clause("FBD-MOVE-4")
     @pytest.mark.parametrize("case", FAILURES)
@@ -457,6 +459,7 @@ class TestFailure:
             assert f.read() == b"cannot be renamed"
 
 
+@pytest.mark.requires("file-backed")
 class TestOnlyRegularFiles:
     @clause("FBD-MOVE-8")
     def test_a_fifo_is_refused_naming_it(self, impl: Implementation, tmp_path: Path) -> None:
@@ -554,6 +557,7 @@ class TestOnlyRegularFiles:
                 blob.close()
 
 
+@pytest.mark.requires("file-backed")
 class TestTrustedDigest:
     SUPPLIED = hashlib.sha256(b"what the writer hashed").digest()
 
@@ -586,6 +590,7 @@ class TestTrustedDigest:
         assert after - before < READ_BOUND, f"sha256() read {after - before} bytes"
 
 
+@pytest.mark.requires("file-backed")
 class TestOwnership:
     @staticmethod
     def alias(blobs: Blobs, tmp_path: Path, owner: FileBackedData, how: str) -> Path:
@@ -636,6 +641,7 @@ def owner_tag_pattern(pid: int) -> str:
     return rf"\.executorch_{tag}_.{{8}}\.data"  # mkstemp's eight characters
 
 
+@pytest.mark.requires("file-backed")
 class TestPlaceholderName:
     @clause("FBD-MOVE-10")
     def test_placeholder_names_the_process(self, impl: Implementation, blobs: Blobs) -> None:

@@ -21,7 +21,6 @@ from conformance.api import FileBackedData, Implementation
 from conformance.harness.helpers import Blobs
 
 clause = pytest.mark.clause
-pytestmark = pytest.mark.requires("file-backed")
 requires = pytest.mark.requires
 
 CONTENTS = b"owned contents\n" * 64
@@ -111,6 +110,7 @@ def _discard(path: Path) -> None:
 # --- close and the context manager -------------------------------------------------------------
 
 
+@pytest.mark.requires("file-backed")
 class TestClose:
     @clause("FBD-CLOSE-1")
     @OWNERS
@@ -192,6 +192,7 @@ class TestClose:
 # --- garbage collection ------------------------------------------------------------------------
 
 
+@pytest.mark.requires("file-backed")
 class TestGarbageCollection(_Unraisable):
     @clause("FBD-CLOSE-4")
     @OWNERS
@@ -224,6 +225,7 @@ class TestGarbageCollection(_Unraisable):
 # --- a file that is already gone ---------------------------------------------------------------
 
 
+@pytest.mark.requires("file-backed")
 class TestAlreadyGone(_Unraisable):
     @clause("FBD-CLOSE-6")
     @pytest.mark.parametrize("release", ["close", "with"])
@@ -257,6 +259,7 @@ class TestAlreadyGone(_Unraisable):
 # --- a removal that fails ----------------------------------------------------------------------
 
 
+@pytest.mark.requires("file-backed")
 class TestRemovalFails:
     @clause("FBD-CLOSE-7")
     def test_close_raises_keeps_the_file_and_can_be_retried(
@@ -301,6 +304,7 @@ class TestRemovalFails:
 # --- another file at the owned path ------------------------------------------------------------
 
 
+@pytest.mark.requires("file-backed")
 class TestReplacedPath:
     @clause("FBD-CLOSE-8")
     @pytest.mark.parametrize("release", ["close", "with", "gc"])
@@ -329,6 +333,7 @@ class TestReplacedPath:
 # --- borrowed files are never deleted ----------------------------------------------------------
 
 
+@pytest.mark.requires("file-backed")
 class TestBorrowed:
     @clause("FBD-INIT-2")
     @pytest.mark.parametrize("release", ["close", "with", "gc"])
@@ -386,6 +391,7 @@ def _in_thread(target: Callable[[], None], errors: list[BaseException]) -> threa
     return thread
 
 
+@pytest.mark.requires("file-backed")
 class TestThreads:
     @clause("FBD-THREAD-1")
     def test_concurrent_close(self, impl: Implementation, blobs: Blobs) -> None:

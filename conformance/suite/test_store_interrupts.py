@@ -86,15 +86,17 @@ def sweep(impl: Implementation, call: Call) -> int:
         assert state(store) == state(complete_later)
 
 
-@clause("NDS-ATOMIC-2")
-@pytest.mark.parametrize("scenario", sorted(SCENARIOS))
-def test_interrupted_add_leaves_the_store_before_or_after(
-    impl: Implementation, scenario: str
-) -> None:
-    assert sweep(impl, SCENARIOS[scenario]) > 0
+class TestStoreInterrupts:
+    """An add or merge interrupted at each line leaves the store before or after it."""
 
+    @clause("NDS-ATOMIC-2")
+    @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
+    def test_interrupted_add_leaves_the_store_before_or_after(
+        self, impl: Implementation, scenario: str
+    ) -> None:
+        assert sweep(impl, SCENARIOS[scenario]) > 0
 
-@clause("NDS-ATOMIC-2")
-def test_interrupted_merge_leaves_the_store_before_or_after(impl: Implementation) -> None:
-    # the output is made inside the call, so the sweep also interrupts making it: harmless
-    assert sweep(impl, merge) > 0
+    @clause("NDS-ATOMIC-2")
+    def test_interrupted_merge_leaves_the_store_before_or_after(self, impl: Implementation) -> None:
+        # the output is made inside the call, so the sweep also interrupts making it: harmless
+        assert sweep(impl, merge) > 0
