@@ -7,6 +7,7 @@ put together, unchanged) and requires it to pass, so that a mutant's failure is 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import hashlib
 import math
 import os
@@ -21,12 +22,9 @@ from reference import hooks
 from reference.file_backed import (
     PLACEHOLDER_PREFIX,
     PLACEHOLDER_SUFFIX,
-    _check_digest,
-    _check_path,
+    FileChangedError,
     _identity_of,
-    _owner_of,
     _owner_tag,
-    _require_regular,
     _unlink_quietly,
 )
 from reference.named_data import _digest, _where
@@ -38,27 +36,34 @@ CopyHook = Callable[[object, Sequence[object]], object]
 
 
 class StepwiseMove(reference.FileBackedData):
-    """The reference's ``move_from``, with making the placeholder, the rename and the clean-up
-    after a failed rename as three steps a mutant can override."""
+    """The reference's ``move_from`` (its checks, the deferral of interrupts and the held
+    descriptor are inherited), with making the placeholder, the rename, the clean-up after a failed
+    rename and the clean-up after a failure past it as steps a mutant can override."""
+
+    cleanup_on: type[BaseException] = BaseException
+    """What the clean-up after a failed rename catches."""
 
     @classmethod
-    def move_from(cls, path: Any, sha256: Any = None) -> reference.FileBackedData:
-        source = _check_path(path)
-        digest = _check_digest(sha256)
-        st = os.lstat(source)
-        _require_regular(source, st)
-        identity = (st.st_dev, st.st_ino)
-        owner = _owner_of(identity)
-        if owner is not None:
-            raise ValueError(f"cannot move {source!r}: it is owned by {owner!r}")
+    def _move_held(
+        cls, source: str, identity: tuple[int, int], digest: bytes | None, held: int
+    ) -> reference.FileBackedData:
         placeholder = cls._placeholder(source)
         try:
             cls._take(source, placeholder)
-        except BaseException:
+        except cls.cleanup_on:
             cls._undo(source, placeholder, identity)
             raise
-        result = cls.__new__(cls)
-        result._init(placeholder, os.lstat(placeholder), digest, owner=True)
+        try:
+            moved = os.lstat(placeholder)
+            if (moved.st_dev, moved.st_ino) != identity:
+                raise FileChangedError(
+                    errno.ESTALE, "the source was replaced while it was being moved", source
+                )
+            result = cls.__new__(cls)
+            result._init(placeholder, moved, digest, owner=True, fd=held)
+        except BaseException:
+            cls._put_back(source, placeholder)
+            raise
         return result
 
     @staticmethod
@@ -84,6 +89,11 @@ class StepwiseMove(reference.FileBackedData):
             os.replace(placeholder, source)
         else:
             _unlink_quietly(placeholder)
+
+    @staticmethod
+    def _put_back(source: str, placeholder: str) -> None:
+        """After a failure past the rename: the placeholder, which holds the data, back."""
+        os.replace(placeholder, source)
 
 
 class Store(reference.NamedDataStore):

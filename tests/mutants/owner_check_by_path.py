@@ -26,14 +26,18 @@ def _owned(path: str) -> bool:
 
 
 class FileBackedData(reference.FileBackedData):
-    def _init(self, path: str, st: os.stat_result, digest: bytes | None, owner: bool) -> None:
-        super()._init(path, st, digest, owner=False)
+    def _init(
+        self, path: str, st: os.stat_result, digest: bytes | None, owner: bool, fd: int = -1
+    ) -> None:
+        super()._init(path, st, digest, owner=False, fd=fd)
         if owner:
             if _owned(path):
                 raise ValueError(f"{path!r} is already owned")
             _BY_PATH[os.path.realpath(path)] = weakref.ref(self)
+            self._owner = True
+            self._finalizer.detach()
             self._finalizer = weakref.finalize(
-                self, file_backed._release, path, self._identity, self._pid
+                self, file_backed._release, path, self._identity, self._pid, os.close, self._fd
             )
 
     @classmethod
