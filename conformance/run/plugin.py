@@ -4,6 +4,7 @@ reports a status per clause and a verdict per profile (terminal summary, ``--rep
 from __future__ import annotations
 
 import dataclasses
+import gc
 import hashlib
 import json
 from collections.abc import Generator, Iterator
@@ -248,6 +249,15 @@ def _describe(implementation: Implementation, request: pytest.FixtureRequest) ->
     present = implementation.capabilities
     absent = [(c.value, implementation.why_absent(c)) for c in Capability if c not in present]
     return json.dumps([implementation.name, implementation.version, chosen, absent])
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    """Before a pyfakefs test's fake filesystem goes: collect what the test dropped, so that an
+    object it left open (a broken ``close()``) is finalized on the fake filesystem, not later on
+    the real one, where its finalizer could delete a real file at the same path."""
+    if "fs" in getattr(item, "fixturenames", ()):
+        gc.collect()
 
 
 @pytest.fixture

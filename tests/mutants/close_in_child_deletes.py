@@ -7,21 +7,25 @@ parent's file.
 
 from __future__ import annotations
 
+import os
+
 import reference
-from reference.file_backed import _remove_if_same, _unregister
+from reference.file_backed import _close_fd, _remove_if_same, _unregister
 
 from . import implementation
 
 
 class FileBackedData(reference.FileBackedData):
-    def close(self) -> None:
+    def _close(self) -> None:
         with self._lock:
             if self._closed:
                 return
-            if self._finalizer is not None:
+            if self._owner:  # no check of the process: a forked child deletes the parent's file
                 _remove_if_same(self._path, self._identity)
-                self._finalizer.detach()
+            self._finalizer.detach()
+            if self._owner:
                 _unregister(self._identity)
+            _close_fd(os.close, self._fd)
             self._closed = True
 
 

@@ -16,9 +16,11 @@ from . import implementation
 
 
 class FileBackedData(reference.FileBackedData):
-    def _init(self, path: str, st: os.stat_result, digest: bytes | None, owner: bool) -> None:
-        super()._init(path, st, digest, owner)
-        if self._finalizer is not None:
+    def _init(
+        self, path: str, st: os.stat_result, digest: bytes | None, owner: bool, fd: int = -1
+    ) -> None:
+        super()._init(path, st, digest, owner, fd=fd)
+        if owner:
             self._finalizer.detach()  # still "owned" for close(), but never called again
 
     def __del__(self) -> None:

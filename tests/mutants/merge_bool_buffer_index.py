@@ -6,37 +6,34 @@ A merge whose check of a ``buffer_index`` forgets that ``bool`` is an ``int``: a
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import dataclasses
 from typing import Any
 
-from reference.named_data import _checked, _where
+import reference
 
 from . import implementation
 from ._base import Store
 
 
-def _replay(other: Any) -> Iterator[tuple[str, Any, int, str | None, object]]:
-    buffers = other.buffers
-    seen: dict[str, str | None] = {}
-    for tag, entries in [(None, other.pte_data), *other.external_data.items()]:
-        for key, entry in entries.items():
-            if key in seen:
-                raise ValueError(
-                    f"key {key!r} appears twice: {_where(seen[key])} and {_where(tag)}"
-                )
-            seen[key] = tag
-            index = entry.buffer_index
-            if not isinstance(index, int) or not 0 <= index < len(buffers):
-                raise ValueError(f"entry {key!r} refers to buffer {index!r}")
-            yield key, buffers[index], entry.alignment, tag, entry.tensor_layout
+def _as_int(entries: Any) -> Any:
+    if not isinstance(entries, dict):
+        return entries
+    return {
+        key: dataclasses.replace(entry, buffer_index=int(entry.buffer_index))
+        if isinstance(entry, reference.DataEntry) and isinstance(entry.buffer_index, bool)
+        else entry
+        for key, entry in entries.items()
+    }
 
 
 class NamedDataStore(Store):
     def merge_named_data_store(self, other: Any) -> None:
-        staged = self._clone()
-        for key, data, alignment, tag, layout in _replay(other):
-            staged._add(*_checked(key, data, alignment, tag), layout)
-        self._take(staged)
+        external = other.external_data
+        if isinstance(external, dict):
+            external = {tag: _as_int(entries) for tag, entries in external.items()}
+        super().merge_named_data_store(
+            reference.NamedDataStoreOutput(other.buffers, _as_int(other.pte_data), external)
+        )
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

@@ -14,8 +14,10 @@ from . import implementation
 
 
 class FileBackedData(reference.FileBackedData):
-    def _init(self, path: str, st: os.stat_result, digest: bytes | None, owner: bool) -> None:
-        super()._init(path, st, None, owner)
+    def _init(
+        self, path: str, st: os.stat_result, digest: bytes | None, owner: bool, fd: int = -1
+    ) -> None:
+        super()._init(path, st, None, owner, fd=fd)
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
