@@ -138,6 +138,7 @@ _LEFT_BEHIND = [
 
 
 @requires("subprocess")
+@pytest.mark.requires("file-backed")
 class TestInterpreterExit:
     @clause("FBD-CLOSE-5")
     @pytest.mark.parametrize("end", _RELEASED, ids=[e.case for e in _RELEASED])
@@ -241,6 +242,7 @@ def _child_drops_the_inherited() -> None:
     gc.collect()
 
 
+@pytest.mark.requires("file-backed")
 class TestFork:
     @clause("FBD-FORK-1")
     @requires("subprocess")
@@ -330,6 +332,7 @@ if case == "sys-exit":
 """)
 
 
+@pytest.mark.requires("file-backed")
 class TestExitBackstop:
     @clause("FBD-CLOSE-5")
     @requires("subprocess")
