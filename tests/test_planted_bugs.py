@@ -106,23 +106,7 @@ def test_the_machine_fails(name: str, runs: dict[str, subprocess.CompletedProces
     assert "1 failed" in run.stdout
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            name,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="the vector printed for it merges output o0 after its store changed, "
-                "which a core replay refuses (NDS-OUT-3 is strict): the printed vector needs "
-                "the strict profile, and the printer does not say so yet",
-            ),
-        )
-        if name == "merge_rewrites_other"
-        else name
-        for name in PLANTED
-    ],
-)
+@pytest.mark.parametrize("name", PLANTED)
 def test_it_prints_a_short_vector(
     name: str, runs: dict[str, subprocess.CompletedProcess[str]], tmp_path: Path
 ) -> None:

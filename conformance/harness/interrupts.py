@@ -10,7 +10,9 @@ implementation that deferred the first; ``calls`` mode reaches clean-ups with a 
 At a chosen step the current SIGINT handler is called as the signal would call it: Python's
 default handler raises ``KeyboardInterrupt`` right there; an implementation that defers SIGINT
 over its critical steps has put its own handler in place and records it instead. The same call
-run with no step chosen counts its steps, so that every step of it can be tried.
+run with no step chosen counts its steps, so that every step of it can be tried. The garbage
+collector is off over the block: a finalizer of earlier work run inside it would add steps that
+depend on the test order, and an interrupt landing in one would be swallowed.
 
 :func:`campaign` runs a call many times with one or two interrupts at random steps and checks each
 outcome; its size is ``default`` unless ``CORDSPEC_LONG_CAMPAIGN`` is set (``tox -e faults-long``).
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import gc
 import os
 import random
 import signal
@@ -33,7 +36,6 @@ from typing import Any, Literal, TypeVar
 __all__ = [
     "LONG_CAMPAIGN_ENV",
     "CampaignResult",
-    "Injected",
     "Interrupter",
     "campaign",
     "campaign_size",
@@ -109,6 +111,8 @@ def interrupting(steps: Collection[int] = (), mode: Mode = "calls") -> Iterator[
 
     tracing = sys.gettrace()
     handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    collecting = gc.isenabled()
+    gc.disable()  # else earlier work's finalizers could run in the block, count, and swallow SIGINT
     try:
         for owner, name, real in saved:
             setattr(owner, name, interrupter.wrap(real))  # type: ignore[arg-type]  # a callable
@@ -121,6 +125,8 @@ def interrupting(steps: Collection[int] = (), mode: Mode = "calls") -> Iterator[
         for owner, name, real in saved:
             setattr(owner, name, real)
         signal.signal(signal.SIGINT, handler)
+        if collecting:
+            gc.enable()
 
 
 def forget(error: BaseException) -> BaseException:
@@ -209,30 +215,10 @@ def campaign(
     return CampaignResult(runs, interrupted, runs - interrupted, time.perf_counter() - started)
 
 
-class Injected(KeyboardInterrupt):
-    """The interrupt a trace function raised (told apart from a real Ctrl-C)."""
-
-
-def interrupted(call: Callable[[], object], at: int) -> bool:
-    """Run ``call()``, raising :class:`Injected` at the ``at``-th line event (1-based) of it and
-    of everything it calls. True if the interrupt was raised (and propagated out of ``call``),
-    False if the call ended first. The previous trace function (a coverage tool's) is restored."""
-    count = 0
-
-    def trace(frame: FrameType, event: str, arg: Any) -> Any:
-        nonlocal count
-        if event == "line":
-            count += 1
-            if count == at:
-                raise Injected(f"injected at line event {at}")
-        return trace
-
-    previous = sys.gettrace()
-    sys.settrace(trace)
-    try:
+def interrupted(call: Callable[[], object], at: int, mode: Mode = "lines") -> bool:
+    """Run ``call()`` with SIGINT delivered at its ``at``-th step (1-based). True if the step was
+    reached (the KeyboardInterrupt that came out of the call, if one did, is dropped); False if the
+    call ended first."""
+    with contextlib.suppress(KeyboardInterrupt), interrupting({at - 1}, mode) as interrupter:
         call()
-    except Injected:
-        return True
-    finally:
-        sys.settrace(previous)
-    return False
+    return interrupter.delivered > 0
