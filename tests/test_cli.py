@@ -537,20 +537,20 @@ def test_hypothesis_profile_reaches_pytest(tmp_path: Path) -> None:
 SHRINK_HINT = "cordspec: failing examples were not shrunk; for minimal ones, run: "
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="after the merge of issues 10 and 16 (Hypothesis's files moved to the user's cache), "
-    "the printed --shrink command re-runs the failing test but its statistics show no shrink "
-    "phase: the hint's re-run is not yet shown to shrink",
-)
 def test_a_failure_is_not_shrunk_by_default_and_the_hint_shrinks_it(tmp_path: Path) -> None:
     """Counted, not timed: the default run has no shrink phase, and the command it prints for the
     minimal example runs the failing test again with one."""
     impl = "tests.mutants.cord_accepts_bytearray:IMPLEMENTATION"
     statistics = "--hypothesis-show-statistics"
+
+    def fresh_cache(name: str) -> dict[str, str]:
+        """A cache of its own: no example database of an earlier run replays the failure."""
+        return subprocess_env(COLUMNS="100", XDG_CACHE_HOME=str(tmp_path / name))
+
     quick = cordspec(
-        "run", "--impl", impl, "--", "-q", "-k", "test_any_cord_piece", statistics, cwd=tmp_path
-    )
+        "run", "--impl", impl, "--", "-q", "-k", "test_any_cord_piece", statistics,
+        cwd=tmp_path, env=fresh_cache("quick"),
+    )  # fmt: skip
     assert quick.code == pytest.ExitCode.TESTS_FAILED, quick.why()
     assert "during generate phase" in quick.out, quick.why()
     assert "during shrink phase" not in quick.out, quick.why()
@@ -569,9 +569,7 @@ def test_a_failure_is_not_shrunk_by_default_and_the_hint_shrinks_it(tmp_path: Pa
         "-k",
         "test_any_cord_piece",
     ]
-    fresh = tmp_path / "fresh"  # no example database: the failure is found and shrunk anew
-    fresh.mkdir()
-    shrunk = cordspec(*command[1:], statistics, cwd=fresh)
+    shrunk = cordspec(*command[1:], statistics, cwd=tmp_path, env=fresh_cache("shrunk"))
     assert shrunk.code == pytest.ExitCode.TESTS_FAILED, shrunk.why()
     assert "during shrink phase" in shrunk.out, shrunk.why()
     assert SHRINK_HINT not in shrunk.out

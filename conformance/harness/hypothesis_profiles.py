@@ -118,6 +118,10 @@ def pytest_configure(config: pytest.Config) -> None:
         _explicit = False
 
 
+FAILURE_MARKERS = ("Falsifying example", "Failing test case")
+"""How Hypothesis introduces the example of a failure, in its older releases and its newer."""
+
+
 def shrink_command(impl: str, profile: str, deviations: str | None, tests: list[str]) -> str:
     """The ``cordspec run`` command that runs ``tests`` (node ids) again with shrinking."""
     names = dict.fromkeys(t.rpartition("::")[2].partition("[")[0] for t in tests)
@@ -138,7 +142,7 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         for r in terminalreporter.stats.get("failed", [])
         if r.when == "call"
         and any(p[0] == CLAUSES_PROPERTY for p in r.user_properties)
-        and "Falsifying example" in str(r.longrepr)
+        and any(marker in str(r.longrepr) for marker in FAILURE_MARKERS)
     ]
     if _shrink or _explicit or not failed:
         return
