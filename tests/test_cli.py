@@ -23,6 +23,7 @@ import jsonschema
 import pytest
 
 import reference
+from conformance.harness.hypothesis_home import HOME_VARIABLE
 from conformance.run.cli import clause_lines, first_sentence, main, pytest_args
 from conformance.run.collect import SuiteTest, collect_suite, keyword_for
 from conformance.run.report import report_schema
@@ -545,7 +546,9 @@ def test_a_failure_is_not_shrunk_by_default_and_the_hint_shrinks_it(tmp_path: Pa
 
     def fresh_cache(name: str) -> dict[str, str]:
         """A cache of its own: no example database of an earlier run replays the failure."""
-        return subprocess_env(COLUMNS="100", XDG_CACHE_HOME=str(tmp_path / name))
+        env = subprocess_env(COLUMNS="100", XDG_CACHE_HOME=str(tmp_path / name))
+        env.pop(HOME_VARIABLE, None)  # else `cordspec run` keeps the home it names
+        return env
 
     quick = cordspec(
         "run", "--impl", impl, "--", "-q", "-k", "test_any_cord_piece", statistics,
