@@ -3,8 +3,14 @@ environment free of the parent run's settings."""
 
 from __future__ import annotations
 
+import fcntl
+import json
 import os
+import subprocess
+from collections.abc import Mapping
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -18,3 +24,71 @@ def subprocess_env(**extra: str) -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
     env.update(extra)
     return env
+
+
+def shared_runs(
+    factory: pytest.TempPathFactory,
+    name: str,
+    argvs: Mapping[str, list[str]],
+    *,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 1800,
+) -> dict[str, tuple[Path, subprocess.CompletedProcess[str]]]:
+    """Run every child of ``argvs`` at once and wait, once per test session: under pytest-xdist
+    the workers share one set of runs (the first to take the lock makes them, the others read
+    them). Each child runs in ``cwd`` (default: a directory of its own, which is returned with it)
+    with its output in files, so that no pipe fills up."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = factory.getbasetemp().parent / f"cordspec-{name}"
+    else:
+        base = factory.mktemp(name)
+    base.mkdir(exist_ok=True)
+    with (base / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not (base / "done").exists():
+                _start_and_wait(base, argvs, cwd, dict(env or subprocess_env()), timeout)
+                (base / "done").touch()
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    runs = {}
+    for child in argvs:
+        directory = base / child
+        runs[child] = (
+            directory,
+            subprocess.CompletedProcess(
+                json.loads((directory / "argv").read_text("utf-8")),
+                int((directory / "rc").read_text("utf-8")),
+                (directory / "stdout").read_text("utf-8"),
+                (directory / "stderr").read_text("utf-8"),
+            ),
+        )
+    return runs
+
+
+def _start_and_wait(
+    base: Path,
+    argvs: Mapping[str, list[str]],
+    cwd: Path | None,
+    env: dict[str, str],
+    timeout: float,
+) -> None:
+    started: list[tuple[Path, subprocess.Popen[bytes]]] = []
+    try:
+        for child, argv in argvs.items():
+            directory = base / child
+            directory.mkdir()
+            (directory / "argv").write_text(json.dumps(argv), "utf-8")
+            with (directory / "stdout").open("w") as out, (directory / "stderr").open("w") as err:
+                process = subprocess.Popen(
+                    argv, cwd=cwd or directory, env=env, stdout=out, stderr=err
+                )
+            started.append((directory, process))
+        for directory, process in started:
+            (directory / "rc").write_text(str(process.wait(timeout=timeout)), "utf-8")
+    finally:
+        for _, process in started:
+            if process.poll() is None:
+                process.kill()
+                process.wait()

@@ -7,9 +7,7 @@ tests by the clauses they name.
 
 from __future__ import annotations
 
-import fcntl
 import json
-import os
 import re
 import shlex
 import subprocess
@@ -28,7 +26,7 @@ from conformance.run.cli import clause_lines, first_sentence, main, pytest_args
 from conformance.run.collect import SuiteTest, collect_suite, keyword_for
 from conformance.run.report import report_schema
 from conformance.run.spec import PROFILES, load_spec
-from tests.children import REPO, subprocess_env
+from tests.children import REPO, shared_runs, subprocess_env
 
 pytestmark = pytest.mark.meta  # runs the suite in child processes: tox -e meta
 
@@ -98,53 +96,16 @@ FULL_RUNS = {
 }
 
 
-def _start_and_wait(base: Path) -> None:
-    """Start every full run at once (output to files, so that no pipe fills up), then wait."""
-    started = []
-    for name, args in FULL_RUNS.items():
-        directory = base / name
-        directory.mkdir()
-        at = args.index("--") if "--" in args else len(args)
-        argv = [sys.executable, "-m", "conformance", "run", *args[:at]]
-        argv += ["--report", "report.json", "--report", "report.md", *args[at:]]
-        (directory / "argv").write_text(json.dumps(argv), "utf-8")
-        with (directory / "stdout").open("w") as out, (directory / "stderr").open("w") as err:
-            process = subprocess.Popen(
-                argv, cwd=directory, env=subprocess_env(COLUMNS="100"), stdout=out, stderr=err
-            )
-        started.append((directory, process))
-    for directory, process in started:
-        (directory / "rc").write_text(str(process.wait(timeout=1800)), "utf-8")
-
-
 @pytest.fixture(scope="module")
 def full_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
-    """The full runs, each from a directory that is not the repository. Under pytest-xdist the
-    workers share one set of runs: the first to get the lock makes them, the others read them."""
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        base = tmp_path_factory.getbasetemp().parent / "cordspec-full-runs"
-    else:
-        base = tmp_path_factory.mktemp("full-runs")
-    base.mkdir(exist_ok=True)
-    with (base / "lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            if not (base / "done").exists():
-                _start_and_wait(base)
-                (base / "done").touch()
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-    runs = {}
-    for name in FULL_RUNS:
-        directory = base / name
-        proc = subprocess.CompletedProcess(
-            json.loads((directory / "argv").read_text("utf-8")),
-            int((directory / "rc").read_text("utf-8")),
-            (directory / "stdout").read_text("utf-8"),
-            (directory / "stderr").read_text("utf-8"),
-        )
-        runs[name] = Run(proc, directory)
-    return runs
+    """The full runs, each from a directory that is not the repository, made once per session."""
+    argvs = {}
+    for name, args in FULL_RUNS.items():
+        at = args.index("--") if "--" in args else len(args)
+        argv = [sys.executable, "-m", "conformance", "run", *args[:at]]
+        argvs[name] = [*argv, "--report", "report.json", "--report", "report.md", *args[at:]]
+    runs = shared_runs(tmp_path_factory, "full-runs", argvs, env=subprocess_env(COLUMNS="100"))
+    return {name: Run(proc, directory) for name, (directory, proc) in runs.items()}
 
 
 @pytest.fixture(params=PROFILES)

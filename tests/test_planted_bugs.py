@@ -13,7 +13,6 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ import pytest
 
 from conformance.adapters import load_implementation
 from conformance.harness.vectors import Vector, VectorFailure, load_schema, replay, replay_model
+from tests.children import shared_runs
 
 pytestmark = pytest.mark.meta  # runs the suite in child processes: tox -e meta
 
@@ -43,43 +43,23 @@ PLANTED = {
 
 
 @pytest.fixture(scope="module")
-def runs() -> Iterator[dict[str, subprocess.CompletedProcess[str]]]:
-    """Run the machine against every planted mutant, in parallel."""
-    env = {k: v for k, v in os.environ.items() if k not in ("CORDSPEC_IMPL", "PYTEST_ADDOPTS")}
-    started = {
-        name: subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "pytest",
-                "-p",
-                "no:cacheprovider",
-                MACHINE,
-                "--impl",
-                f"tests.mutants.{name}:IMPLEMENTATION",
-                "--hypothesis-profile",
-                "ci",
-                "-q",
-            ],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.CompletedProcess[str]]:
+    """Run the machine against every planted mutant, in parallel, once per session."""
+    common = ["-p", "no:cacheprovider", MACHINE, "--hypothesis-profile", "ci", "-q"]
+    argvs = {
+        name: [
+            sys.executable,
+            "-m",
+            "pytest",
+            *common,
+            "--impl",
+            f"tests.mutants.{name}:IMPLEMENTATION",
+        ]
         for name in PLANTED
     }
-    done: dict[str, subprocess.CompletedProcess[str]] = {}
-    try:
-        for name, process in started.items():
-            out, _ = process.communicate(timeout=TIMEOUT)
-            done[name] = subprocess.CompletedProcess(process.args, process.returncode, out)
-        yield done
-    finally:
-        for process in started.values():
-            if process.poll() is None:
-                process.kill()
-                process.communicate()
+    env = {k: v for k, v in os.environ.items() if k not in ("CORDSPEC_IMPL", "PYTEST_ADDOPTS")}
+    found = shared_runs(tmp_path_factory, "planted", argvs, cwd=ROOT, env=env, timeout=TIMEOUT)
+    return {name: proc for name, (_, proc) in found.items()}
 
 
 def vectors_in(output: str) -> list[dict[str, Any]]:

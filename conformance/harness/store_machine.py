@@ -568,6 +568,9 @@ class StoreMachine(RuleBasedStateMachine):
     @recorded
     def take_output(self, store: str) -> OutputRecord:
         """Take an output; it must describe the store as the model does."""
+        return self._take_output(store)
+
+    def _take_output(self, store: str) -> OutputRecord:
         name = f"o{len(self.outputs)}"
         self.step_number += 1
         out = self.stores[store].get_named_data_store_output()
@@ -587,7 +590,7 @@ class StoreMachine(RuleBasedStateMachine):
             # In core an output may alias its store (NDS-OUT-3 is strict), so what a stale one
             # holds is open: merge a fresh output of its store instead, which a vector can state.
             note(f"  ({record.name} is not current: a fresh output of {record.store} is merged)")
-            record = self.take_output(record.store)
+            record = self._take_output(record.store)
         other = record.snapshot
         shape = output_state(record.obj)
         held = [content(b) for b in record.obj.buffers]
