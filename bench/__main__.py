@@ -7,13 +7,11 @@ Small by default (about a minute); ``--size 4G`` for the full run of docs/perfor
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import signal
 import sys
-from pathlib import Path
 
-from . import report, scaling
+from . import plot, report, scaling
 from .run import parse_size, run
 
 
@@ -60,21 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.dedup_count is None:
         args.dedup_count = 1000 if args.size >= 1 << 30 else 200
     result = run(args)
-    text = report.markdown(result)
-    print()
-    print(text)
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    if args.markdown:
-        Path(args.markdown).write_text(text, encoding="utf-8")
-    if args.plot:
-        try:
-            from . import plot
-
-            plot.draw(result, args.plot)
-            print(f"plot written to {args.plot}")
-        except ImportError as exc:
-            print(f"plot not drawn: {exc} (install the bench extra: pip install -e '.[bench]')")
+    report.publish(result, report.markdown(result), args.json, args.markdown, args.plot, plot.draw)
     return 0
 
 

@@ -3,9 +3,36 @@ issue's targets with the measured figure and whether it is met."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .units import LABELS, VARIANTS, human
+
+
+def publish(
+    result: dict[str, Any],
+    text: str,
+    json_path: str | None,
+    markdown_path: str | None,
+    plot_path: str | None,
+    draw: Callable[[dict[str, Any], str], None],
+) -> None:
+    """Print a run's Markdown ``text`` and write the run where asked: ``result`` as JSON, the
+    text, and the plot ``draw`` makes (which raises ImportError without the bench extra)."""
+    print()
+    print(text)
+    if json_path:
+        Path(json_path).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    if markdown_path:
+        Path(markdown_path).write_text(text, encoding="utf-8")
+    if plot_path:
+        try:
+            draw(result, plot_path)
+            print(f"plot written to {plot_path}")
+        except ImportError as exc:
+            print(f"plot not drawn: {exc} (install the bench extra: pip install -e '.[bench]')")
 
 
 def time_cell(seconds: float | None, unit: str) -> str:
@@ -35,20 +62,14 @@ def notes(figure: dict[str, Any]) -> str:
     if "read" in extra.get("floor", {}):
         f = extra["floor"]
         parts.append(f"floor = max(cold read {f['read']:.3f} s, hash {f['hash']:.3f} s)")
-    if any("rchar" in extra.get(v, {}) for v in VARIANTS):
-        reads = [
-            f"{LABELS[v]} {human(extra[v]['rchar'])}"
-            for v in VARIANTS
-            if "rchar" in extra.get(v, {})
-        ]
-        parts.append("read: " + ", ".join(reads))
-    if any("hash_calls" in extra.get(v, {}) for v in VARIANTS):
-        calls = [
-            f"{LABELS[v]} {extra[v]['hash_calls']} ({human(extra[v]['hashed_bytes'])})"
-            for v in VARIANTS
-            if "hash_calls" in extra.get(v, {})
-        ]
-        parts.append("hashes: " + ", ".join(calls))
+    reads = _per_variant(extra, "rchar", lambda e: human(e["rchar"]))
+    if reads:
+        parts.append("read: " + reads)
+    calls = _per_variant(
+        extra, "hash_calls", lambda e: f"{e['hash_calls']} ({human(e['hashed_bytes'])})"
+    )
+    if calls:
+        parts.append("hashes: " + calls)
     parts.extend(f"{LABELS[v]} {why}" for v, why in figure["missing"].items() if v != "executorch")
     return "; ".join(parts)
 
@@ -172,6 +193,11 @@ def _r(value: float | None) -> str:
 
 def _le(value: float | None, bound: float) -> bool | None:
     return None if value is None else value <= bound
+
+
+def _per_variant(extra: dict[str, Any], key: str, show: Callable[[dict[str, Any]], str]) -> str:
+    """``show`` of each variant's extras that have ``key``, labelled; "" where none has it."""
+    return ", ".join(f"{LABELS[v]} {show(extra[v])}" for v in VARIANTS if key in extra.get(v, {}))
 
 
 def markdown(result: dict[str, Any]) -> str:

@@ -15,10 +15,10 @@ import statistics
 import sys
 import tempfile
 import time
-from pathlib import Path
 from typing import Any
 
 from .cases import CASES, TITLES, write_files
+from .report import publish
 from .run import Bench, Worker, machine, start_executorch, workspace
 from .units import LABELS
 
@@ -267,25 +267,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
-    import json
 
     if args.cases:
         unknown = sorted(set(args.cases) - set(CASES))
         if unknown:
             raise SystemExit(f"unknown cases: {', '.join(unknown)} (known: {', '.join(CASES)})")
     result = run_scaling(args)
-    text = markdown(result)
-    print()
-    print(text)
-    if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    if args.markdown:
-        Path(args.markdown).write_text(text, encoding="utf-8")
     plot = args.plot if args.plot != "bench-throughput.png" else "bench-scaling.png"
-    if plot:
-        try:
-            draw(result, plot)
-            print(f"plot written to {plot}")
-        except ImportError as exc:
-            print(f"plot not drawn: {exc} (install the bench extra: pip install -e '.[bench]')")
+    publish(result, markdown(result), args.json, args.markdown, plot, draw)
     return 0

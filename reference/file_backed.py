@@ -371,19 +371,18 @@ class FileBackedData:
     def _move_held(
         cls, source: str, identity: tuple[int, int], digest: bytes | None, held: int
     ) -> FileBackedData:
-        directory = os.path.dirname(source) or os.curdir
+        """The move itself, in steps a port's variant (or a mutant) can change one at a time:
+        naming the placeholder, taking the source, undoing a failed take, putting it back."""
         fd, placeholder = tempfile.mkstemp(
-            prefix=f"{PLACEHOLDER_PREFIX}{_owner_tag()}_", suffix=PLACEHOLDER_SUFFIX, dir=directory
+            prefix=cls._placeholder_prefix(),
+            suffix=PLACEHOLDER_SUFFIX,
+            dir=cls._placeholder_dir(source),
         )
         try:
             os.close(fd)
-            os.replace(source, placeholder)
+            cls._take(source, placeholder)
         except BaseException:
-            # An interruption can land after the rename, when the placeholder holds the data.
-            if _identity_of(placeholder) == identity:
-                os.replace(placeholder, source)
-            else:
-                _unlink_quietly(placeholder)
+            cls._undo(source, placeholder, identity)
             raise
         try:
             moved = os.lstat(placeholder)
@@ -394,9 +393,39 @@ class FileBackedData:
             result = cls.__new__(cls)
             result._init(placeholder, moved, digest, owner=True, fd=held)
         except BaseException:
-            os.replace(placeholder, source)
+            cls._put_back(source, placeholder)
             raise
         return result
+
+    @staticmethod
+    def _placeholder_prefix() -> str:
+        """The start of a placeholder's name: it names the owning process (FBD-MOVE-10)."""
+        return f"{PLACEHOLDER_PREFIX}{_owner_tag()}_"
+
+    @staticmethod
+    def _placeholder_dir(source: str) -> str:
+        """Where the placeholder goes: the source's own directory, so the rename never crosses
+        filesystems (FBD-MOVE-2)."""
+        return os.path.dirname(source) or os.curdir
+
+    @staticmethod
+    def _take(source: str, placeholder: str) -> None:
+        """Put the source file at the placeholder's path."""
+        os.replace(source, placeholder)
+
+    @staticmethod
+    def _undo(source: str, placeholder: str, identity: tuple[int, int]) -> None:
+        """After a failed or interrupted ``_take``: the source back, no placeholder left (an
+        interruption can land after the rename, when the placeholder holds the data)."""
+        if _identity_of(placeholder) == identity:
+            os.replace(placeholder, source)
+        else:
+            _unlink_quietly(placeholder)
+
+    @staticmethod
+    def _put_back(source: str, placeholder: str) -> None:
+        """After a failure past the rename: the placeholder, which holds the data, back."""
+        os.replace(placeholder, source)
 
     def _move_back(self, source: str) -> None:
         """Undo a move whose caller was interrupted before it got the owner: the file goes back

@@ -216,7 +216,11 @@ class NamedDataStore:
         ):  # the usual arguments, checked by type alone: _checked says what is wrong otherwise
             self._add(key, data, alignment, external_tag, tensor_layout)
         else:
-            self._add(*_checked(key, data, alignment, external_tag), tensor_layout)
+            self._add(*self._check_arguments(key, data, alignment, external_tag), tensor_layout)
+
+    _check_arguments = staticmethod(_checked)
+    """``add_named_data``'s checks of arguments the usual ones' test does not pass (a step a
+    variant can change: merges check their entries with ``_checked`` itself)."""
 
     def get_named_data_store_output(self) -> NamedDataStoreOutput:
         """A snapshot: later changes to the store never show through it; buffers by identity.
@@ -265,15 +269,14 @@ class NamedDataStore:
         shards: list[dict[str, DataEntry]] = []
         current: dict[str, DataEntry] = {}
         current_bytes = 0
-        # Key order, not size, decides the packing, so equal stores give equal shards.
-        for index, entries in sorted(groups.items(), key=lambda item: sorted(item[1])):
+        for index, entries in self._group_order(groups):
             size = len(self.buffers[index])
             if size > max_data_bytes:
                 raise ValueError(
                     f"buffer {index} has {size} bytes and exceeds "
                     f"external data shard cap {max_data_bytes}"
                 )
-            if current and current_bytes + size > max_data_bytes:
+            if current and self._starts_shard(current_bytes, size, max_data_bytes):
                 shards.append(current)
                 current, current_bytes = {}, 0
             current.update(entries)
@@ -285,14 +288,42 @@ class NamedDataStore:
         tags = dict(self._tags)
         for shard in shards:
             keys = sorted(shard)
-            tag = f"{tag_prefix}_{hashlib.sha256(chr(0).join(keys).encode()).hexdigest()}"
-            canonical = {key: shard[key] for key in keys}
-            if external.get(tag, canonical) != canonical:
-                raise ValueError(f"external data tag collision for {tag}")
-            external[tag] = canonical
-            tags.update(dict.fromkeys(keys, tag))
+            self._install(self._shard_tag(tag_prefix, keys), shard, keys, external, tags)
         self.external_data, self.pte_data, self._tags = external, {}, tags
         self._lent.clear()
+
+    @staticmethod
+    def _group_order(
+        groups: dict[int, dict[str, DataEntry]],
+    ) -> list[tuple[int, dict[str, DataEntry]]]:
+        """The groups of keys sharing a buffer, in the order they are packed: key order, not
+        size, decides the packing, so equal stores give equal shards."""
+        return sorted(groups.items(), key=lambda item: sorted(item[1]))
+
+    @staticmethod
+    def _starts_shard(current_bytes: int, size: int, cap: int) -> bool:
+        """Whether a group of ``size`` bytes goes to a new shard after ``current_bytes``."""
+        return current_bytes + size > cap
+
+    @staticmethod
+    def _shard_tag(prefix: str, keys: list[str]) -> str:
+        """A shard's tag: its keys, NUL-separated, hashed (so no two key lists share one)."""
+        return f"{prefix}_{hashlib.sha256(chr(0).join(keys).encode()).hexdigest()}"
+
+    def _install(
+        self,
+        tag: str,
+        shard: dict[str, DataEntry],
+        keys: list[str],
+        external: _Maps,
+        tags: dict[str, str | None],
+    ) -> None:
+        """Put one shard under ``tag`` in the staged ``external`` and ``tags``."""
+        canonical = {key: shard[key] for key in keys}
+        if external.get(tag, canonical) != canonical:
+            raise ValueError(f"external data tag collision for {tag}")
+        external[tag] = canonical
+        tags.update(dict.fromkeys(keys, tag))
 
     def _add(
         self, key: str, data: CordBuffer, alignment: int, tag: str | None, layout: object

@@ -26,7 +26,7 @@ from executorch.exir.backend.utils import is_same_node
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 from ..harness.child import CHILD_TIMEOUT, child_env
-from . import backend
+from . import backend, tensors
 from .report import Export, ModelResult, Run
 from .zoo import Method, Model
 
@@ -134,14 +134,6 @@ def export(
     return Export(files, seconds, peak, _left(directory, outputs), error, misplaced, alive)
 
 
-def _outputs(value: object) -> list[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, (tuple, list)):
-        return [t for v in value for t in _outputs(v)]
-    return []
-
-
 def run_program(
     directory: Path, files: Mapping[str, str], model: Model, methods: Mapping[str, Method]
 ) -> list[Run]:
@@ -153,7 +145,7 @@ def run_program(
     io: dict[str, tuple[list[torch.Tensor], list[torch.Tensor]]] = {}
     with torch.no_grad():
         for name, method in methods.items():
-            io[name] = (list(method.inputs), _outputs(method.module(*method.inputs)))
+            io[name] = (list(method.inputs), tensors.outputs(method.module(*method.inputs)))
     io_path, spec_path = directory.parent / "runtime-io.pt", directory.parent / "runtime.json"
     torch.save(io, io_path)
     spec = {

@@ -16,13 +16,7 @@ import sys
 import torch
 from executorch.runtime import Runtime
 
-
-def _outputs(value: object) -> list[torch.Tensor]:
-    if isinstance(value, torch.Tensor):
-        return [value]
-    if isinstance(value, (tuple, list)):
-        return [t for v in value for t in _outputs(v)]
-    return []
+from conformance.host import tensors
 
 
 def _run(
@@ -37,7 +31,7 @@ def _run(
         loaded = program.load_method(name)  # type: ignore[attr-defined]  # executorch: Any
         if loaded is None:
             raise RuntimeError(f"no method {name!r}")
-        got = _outputs(loaded.execute(list(inputs)))
+        got = tensors.outputs(loaded.execute(list(inputs)))
     except Exception as exc:  # the runtime refused the method: a result
         return False, f"{type(exc).__name__}: {exc}"
     if len(got) != len(want):

@@ -28,6 +28,16 @@ def externalize(store: NamedDataStore, max_data_bytes: object, tag_prefix: objec
     store.externalize_pte_data(max_data_bytes, tag_prefix)  # type: ignore[attr-defined]  # optional: Capability.EXTERNALIZE
 
 
+def check_refused(
+    store: NamedDataStore, max_data_bytes: object, tag_prefix: object, match: str | None = None
+) -> None:
+    """Externalizing raises ValueError (matching ``match``) and leaves the store as it was."""
+    before = state(store)
+    with pytest.raises(ValueError, match=match):
+        externalize(store, max_data_bytes, tag_prefix)
+    assert state(store) == before
+
+
 def shards(store: NamedDataStore) -> dict[str, list[tuple[str, bytes, int, object]]]:
     """Each tag's entries in order, with the contents of their buffers."""
     out = store.get_named_data_store_output()
@@ -61,10 +71,7 @@ class TestArguments:
     )
     def test_invalid_cap(self, impl: Implementation, blobs: Blobs, cap: object) -> None:
         store = mixed_store(impl, blobs)
-        before = state(store)
-        with pytest.raises(ValueError):
-            externalize(store, cap, "constants")
-        assert state(store) == before
+        check_refused(store, cap, "constants")
 
     @clause("NDS-EXT-1")
     @pytest.mark.parametrize("cap", [True, False], ids=["True", "False"])
@@ -76,18 +83,12 @@ class TestArguments:
         store = impl.NamedDataStore()
         store.add_named_data("one", b"1")
         store.add_named_data("empty", blobs.moved(b""))
-        before = state(store)
-        with pytest.raises(ValueError):
-            externalize(store, cap, "constants")
-        assert state(store) == before
+        check_refused(store, cap, "constants")
 
     @clause("NDS-EXT-1")
     def test_empty_prefix(self, impl: Implementation, blobs: Blobs) -> None:
         store = mixed_store(impl, blobs)
-        before = state(store)
-        with pytest.raises(ValueError):
-            externalize(store, 100, "")
-        assert state(store) == before
+        check_refused(store, 100, "")
 
     @clause("NDS-EXT-8")
     @pytest.mark.parametrize(
@@ -95,10 +96,7 @@ class TestArguments:
     )
     def test_prefix_must_be_str(self, impl: Implementation, blobs: Blobs, prefix: object) -> None:
         store = mixed_store(impl, blobs)
-        before = state(store)
-        with pytest.raises(ValueError, match=re.escape(repr(prefix))):
-            externalize(store, 100, prefix)
-        assert state(store) == before
+        check_refused(store, 100, prefix, match=re.escape(repr(prefix)))
 
 
 @requires_externalize
@@ -218,10 +216,7 @@ class TestExternalize:
         store.add_named_data("external", b"ext", 8, "existing")
         store.add_named_data("key_a", b"aaaa", 16)
         store.add_named_data("key_z", blobs.moved(b"z" * 11), 32)  # last in key order
-        before = state(store)
-        with pytest.raises(ValueError, match="exceeds external data shard cap"):
-            externalize(store, 10, "constants")
-        assert state(store) == before
+        check_refused(store, 10, "constants", match="exceeds external data shard cap")
 
     @clause("NDS-EXT-6")
     def test_tag_collision_is_rejected_atomically(self, impl: Implementation) -> None:
@@ -229,10 +224,7 @@ class TestExternalize:
         store.add_named_data("external", b"ext", 8, tag_of("constants", ["inline"]))
         store.add_named_data("inline", b"inline", 16)
         store.add_named_data("other", b"other data", 4)
-        before = state(store)
-        with pytest.raises(ValueError, match="external data tag collision"):
-            externalize(store, 10, "constants")
-        assert state(store) == before
+        check_refused(store, 10, "constants", match="external data tag collision")
 
     @clause("NDS-EXT-6")
     def test_collision_of_a_later_shard_is_rejected_atomically(self, impl: Implementation) -> None:
@@ -242,10 +234,7 @@ class TestExternalize:
         store.add_named_data("external", b"ext", 8, tag_of("constants", ["second"]))
         store.add_named_data("first", b"first!", 16)
         store.add_named_data("second", b"second data", 4)
-        before = state(store)
-        with pytest.raises(ValueError, match="external data tag collision"):
-            externalize(store, 11, "constants")
-        assert state(store) == before
+        check_refused(store, 11, "constants", match="external data tag collision")
 
     @clause("NDS-EXT-7")
     def test_again_changes_nothing(self, impl: Implementation, blobs: Blobs) -> None:
@@ -289,10 +278,7 @@ class TestExternalizeBounds:
         mutant of the reference that accepts zero."""
         store = impl.NamedDataStore()
         store.add_named_data("external", b"data", 1, "model")
-        before = state(store)
-        with pytest.raises(ValueError):
-            store.externalize_pte_data(0, "constants")  # type: ignore[attr-defined]  # optional: Capability.EXTERNALIZE
-        assert state(store) == before
+        check_refused(store, 0, "constants")
 
     @clause("NDS-EXT-1", "NDS-EXT-2")
     def test_a_cap_of_one_byte_is_valid(self, impl: Implementation) -> None:

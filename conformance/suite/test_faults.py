@@ -181,16 +181,23 @@ READS: dict[str, Callable[[FileBackedData], object]] = {
 
 @pytest.mark.requires("file-backed")
 class TestVanished:
+    @pytest.fixture
+    def doomed(self, tmp_path: Path) -> Path:
+        """``gone/x.bin``, holding DATA, in a directory of its own that the test removes."""
+        directory = tmp_path / "gone"
+        directory.mkdir()
+        path = directory / "x.bin"
+        path.write_bytes(DATA)
+        return path
+
     @clause("FBD-FAULT-2")
     @pytest.mark.parametrize("read", list(READS))
     def test_directory_removed_after_construction(
-        self, impl: Implementation, blobs: Blobs, tmp_path: Path, read: str
+        self, impl: Implementation, blobs: Blobs, doomed: Path, read: str
     ) -> None:
-        directory = tmp_path / "gone"
-        directory.mkdir()
-        path = blobs.file(DATA, "x.bin", directory)
+        path = doomed
         blob = blobs.wrap(path)
-        shutil.rmtree(directory)
+        shutil.rmtree(path.parent)
         with pytest.raises(FileNotFoundError) as raised:
             READS[read](blob)
         assert str(path) in str(raised.value), "the error does not name the path"
@@ -198,28 +205,23 @@ class TestVanished:
     @clause("FBD-FAULT-2")
     @pytest.mark.parametrize("known", ["supplied", "computed"])
     def test_a_known_digest_needs_no_file(
-        self, impl: Implementation, blobs: Blobs, tmp_path: Path, known: str
+        self, impl: Implementation, blobs: Blobs, doomed: Path, known: str
     ) -> None:
-        directory = tmp_path / "gone"
-        directory.mkdir()
-        path = blobs.file(DATA, "x.bin", directory)
         digest = hashlib.sha256(DATA).digest()
-        blob = blobs.wrap(path, sha256=digest if known == "supplied" else None)
+        blob = blobs.wrap(doomed, sha256=digest if known == "supplied" else None)
         if known == "computed":
             assert blob.sha256() == digest
-        shutil.rmtree(directory)
+        shutil.rmtree(doomed.parent)
         assert blob.sha256() == digest
         with pytest.raises(FileNotFoundError):
             blob.to_bytes()
 
     @clause("FBD-FAULT-2")
     def test_write_to_file_into_a_vanished_directory_writes_nothing(
-        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+        self, impl: Implementation, blobs: Blobs, doomed: Path
     ) -> None:
-        directory = tmp_path / "gone"
-        directory.mkdir()
-        blob = blobs.wrap(blobs.file(DATA, "x.bin", directory))
-        shutil.rmtree(directory)
+        blob = blobs.wrap(doomed)
+        shutil.rmtree(doomed.parent)
         out = io.BytesIO()
         out.write(b"head")
         with pytest.raises(FileNotFoundError):
@@ -228,13 +230,10 @@ class TestVanished:
 
     @clause("FBD-CLOSE-6")
     def test_owner_whose_directory_vanished_closes_quietly(
-        self, impl: Implementation, tmp_path: Path
+        self, impl: Implementation, doomed: Path
     ) -> None:
-        directory = tmp_path / "gone"
-        directory.mkdir()
-        (directory / "x.bin").write_bytes(DATA)
-        blob = impl.FileBackedData.move_from(str(directory / "x.bin"))
-        shutil.rmtree(directory)
+        blob = impl.FileBackedData.move_from(str(doomed))
+        shutil.rmtree(doomed.parent)
         blob.close()
         blob.close()
 
@@ -321,6 +320,18 @@ class _FaultyFile:
         return getattr(self._real, name)
 
 
+def _through_faults(call: Callable[[], object], faults: list[int]) -> tuple[bool, object]:
+    """``call()`` while reads fail: (True, its result) if it succeeded, which it may only where no
+    fault was injected (else an I/O error was swallowed); (False, None) if it raised EIO."""
+    try:
+        result = call()
+    except OSError as exc:
+        assert exc.errno == errno.EIO, exc
+        return False, None
+    assert not faults, "an I/O error was swallowed"
+    return True, result
+
+
 @pytest.mark.requires("file-backed")
 class TestReadError:
     @clause("FBD-FAULT-1")
@@ -338,12 +349,8 @@ class TestReadError:
         path = blobs.file(DATA)
         blob = blobs.wrap(path)
         faults = faulty_reads(path, after)
-        try:
-            result = READS[read](blob)
-        except OSError as exc:
-            assert exc.errno == errno.EIO, exc
-        else:
-            assert not faults, "an I/O error was swallowed"
+        done, result = _through_faults(lambda: READS[read](blob), faults)
+        if done:
             assert result in (DATA, hashlib.sha256(DATA).digest())
         monkeypatch.undo()
         assert blob.sha256() == hashlib.sha256(DATA).digest(), "a failed read was cached"
@@ -361,12 +368,8 @@ class TestReadError:
         path = blobs.file(DATA)
         blob = blobs.wrap(path)
         faults = faulty_reads(path, 0)
-        try:
-            result = blob.prefix(32)
-        except OSError as exc:
-            assert exc.errno == errno.EIO, exc
-        else:
-            assert not faults, "an I/O error was swallowed"
+        done, result = _through_faults(lambda: blob.prefix(32), faults)
+        if done:
             assert result == DATA[:32]
         monkeypatch.undo()
         assert blob.prefix(32) == DATA[:32]
@@ -430,13 +433,9 @@ class TestReadError:
         path = blobs.file(DATA)
         blob = blobs.wrap(path)
         faults = faulty_reads(path, FAULT_AFTER)
-        try:
-            store.add_named_data("second", blob)
-        except OSError as exc:
-            assert exc.errno == errno.EIO, exc
+        done, _ = _through_faults(lambda: store.add_named_data("second", blob), faults)
+        if not done:
             assert snapshot(store) == before
-        else:
-            assert not faults, "an I/O error was swallowed"
         monkeypatch.undo()
         store.add_named_data("third", blob)
         output = store.get_named_data_store_output()

@@ -9,7 +9,7 @@ import re
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, NoReturn, cast
+from typing import Any, NoReturn, TypeVar, cast
 
 import pytest
 
@@ -17,9 +17,6 @@ from conformance.api import (
     FileBackedData,
     Implementation,
     Lowering,
-    LowMemoryWeights,
-    WeightsHooks,
-    WeightsStore,
 )
 from conformance.harness.helpers import Blobs, content
 from conformance.harness.measure import MiB, bytes_read, peak_memory
@@ -27,6 +24,7 @@ from conformance.harness.measure import MiB, bytes_read, peak_memory
 clause = pytest.mark.clause
 requires = pytest.mark.requires
 
+H = TypeVar("H")
 LARGE = 64 * MiB
 HOOK_MEMORY_BOUND = 32 * MiB
 """Half of LARGE: holding the blob exceeds it; streaming in bounded chunks stays below it, even
@@ -34,24 +32,22 @@ ExecuTorch's 8 MiB hashing chunks (FBD-HASH-3), which peak at 16 MiB with the re
 HOOK_READ_BOUND = 8 * MiB  # an eighth of LARGE: rereading the blob would exceed it eightfold
 
 
-def _lowering(impl: Implementation) -> Lowering:
-    assert impl.lowering is not None
-    return impl.lowering
+def _hook(hook: H | None) -> H:
+    """One of the implementation's hooks, which the test's ``requires`` mark says it has."""
+    assert hook is not None
+    return hook
 
 
-def _weights(impl: Implementation) -> WeightsHooks:
-    assert impl.weights is not None
-    return impl.weights
-
-
-def _store(impl: Implementation) -> WeightsStore:
-    assert impl.weights_store is not None
-    return impl.weights_store
-
-
-def _low_memory(impl: Implementation) -> LowMemoryWeights:
-    assert impl.low_memory is not None
-    return impl.low_memory
+def _check_loads_as(
+    impl: Implementation, blobs: Blobs, blob_path: str, now: bytes, why: str
+) -> None:
+    """The low-memory load of ``blob_path`` gives the digest of ``now``, what it holds now (else
+    ``why``), and an object of the same digest."""
+    data, digest = _hook(impl.low_memory).load(blob_path)
+    blob = blobs.track(cast(FileBackedData, data))
+    expected = hashlib.sha256(now).hexdigest()
+    assert digest == expected, why
+    assert blob.sha256().hex() == expected
 
 
 def _program(name: str) -> dict[str, Any]:
@@ -104,7 +100,7 @@ class _Copied:
 class TestProgramCopy:
     @clause("HOOK-COPY-1")
     def test_default_is_a_deep_copy(self, impl: Implementation) -> None:
-        lowering = _lowering(impl)
+        lowering = _hook(impl.lowering)
         original = _program("forward/0")
         pristine = _program("forward/0")
         copied = lowering.default_copy(original, [lowering.compile_spec("k", b"v")])
@@ -122,7 +118,7 @@ class TestProgramCopy:
 
     @clause("HOOK-COPY-1")
     def test_lowering_with_the_default_leaves_the_original(self, impl: Implementation) -> None:
-        lowering = _lowering(impl)
+        lowering = _hook(impl.lowering)
         subs = _submodules(lowering)
         pristine = {m: [_program(f"{m}/{i}") for i in range(2)] for m in subs}
         received: list[object] = []
@@ -141,7 +137,7 @@ class TestProgramCopy:
 
     @clause("HOOK-COPY-2")
     def test_called_once_per_submodule_with_its_own_specs(self, impl: Implementation) -> None:
-        lowering = _lowering(impl)
+        lowering = _hook(impl.lowering)
         subs = _submodules(lowering)
         calls: list[tuple[object, list[object]]] = []
 
@@ -159,7 +155,7 @@ class TestProgramCopy:
 
     @clause("HOOK-COPY-3")
     def test_preprocess_receives_exactly_the_copies(self, impl: Implementation) -> None:
-        lowering = _lowering(impl)
+        lowering = _hook(impl.lowering)
         subs = _submodules(lowering)
         made: list[tuple[_Copied, list[object]]] = []
         received: list[tuple[object, list[object]]] = []
@@ -183,7 +179,7 @@ class TestProgramCopy:
 
     @clause("HOOK-COPY-4")
     def test_an_override_replaces_the_default(self, impl: Implementation) -> None:
-        lowering = _lowering(impl)
+        lowering = _hook(impl.lowering)
         compile_spec = lowering.compile_spec("k", b"v")
         program = _Undeepcopyable()
         with pytest.raises(AssertionError, match="default deep-copy hook ran"):
@@ -221,7 +217,7 @@ class TestDefaultWeightsHooks:
         specs: list[object] = []
         if with_specs and impl.lowering is not None:
             specs = [impl.lowering.compile_spec("low_memory_mode", b"OFF")]
-        assert _weights(impl).materialize(paths, specs) is paths
+        assert _hook(impl.weights).materialize(paths, specs) is paths
         assert paths == snapshot
 
     @clause("HOOK-LOAD-1")
@@ -232,7 +228,7 @@ class TestDefaultWeightsHooks:
         contents = (hashlib.sha256(b"weights").digest() * (size // 32 + 1))[:size]
         blob = tmp_path / "model_weights.blob"
         blob.write_bytes(contents)
-        data, digest = _weights(impl).load(str(blob), [])
+        data, digest = _hook(impl.weights).load(str(blob), [])
         assert type(data) is bytes
         assert data == contents
         assert digest == hashlib.sha256(contents).hexdigest()
@@ -249,7 +245,7 @@ class TestWeightsKey:
         for n, contents in enumerate([b"partition one weights", b"partition two weights"]):
             blob = tmp_path / f"p{n}_weights.blob"
             blob.write_bytes(contents)
-            key = _store(impl).store(str(blob), store)
+            key = _hook(impl.weights_store).store(str(blob), store)
             assert key == hashlib.sha256(contents).hexdigest() + "_weights_blob"
             expected[key] = contents
         assert len(expected) == 2, "different weights must get distinct keys"
@@ -330,7 +326,7 @@ class TestLowMemory:
         self, impl: Implementation, tmp_path: Path
     ) -> None:
         chunks = _Chunks([3 * MiB + 5, 1, 0, MiB + 1, 2 * MiB])
-        blob = Path(_low_memory(impl).materialize(_so(tmp_path), chunks))
+        blob = Path(_hook(impl.low_memory).materialize(_so(tmp_path), chunks))
         try:
             assert _file_digest(blob) == (chunks.length, chunks.hexdigest)
         finally:
@@ -340,7 +336,7 @@ class TestLowMemory:
     def test_materialize_holds_bounded_memory(self, impl: Implementation, tmp_path: Path) -> None:
         chunks = _large()
         blob, peak = _peak_during(
-            lambda: Path(_low_memory(impl).materialize(_so(tmp_path), chunks))
+            lambda: Path(_hook(impl.low_memory).materialize(_so(tmp_path), chunks))
         )
         try:
             assert peak < HOOK_MEMORY_BOUND, f"materializing 64 MiB peaked at {peak / MiB:.1f} MiB"
@@ -355,9 +351,10 @@ class TestLowMemory:
         blob: Path | None = None
         try:
             with bytes_read() as read:
-                blob_path = _low_memory(impl).materialize(so_path, chunks)  # as returned: it may
-                blob = Path(blob_path)  # carry the digest to load (HOOK-LOW-2)
-                data, digest = _low_memory(impl).load(blob_path)
+                # as returned: it may carry the digest to load (HOOK-LOW-2)
+                blob_path = _hook(impl.low_memory).materialize(so_path, chunks)
+                blob = Path(blob_path)
+                data, digest = _hook(impl.low_memory).load(blob_path)
             cast(FileBackedData, data).close()
             assert read[0] < HOOK_READ_BOUND, (
                 f"materialize and load read {read[0] / MiB:.1f} MiB of a 64 MiB blob"
@@ -372,9 +369,9 @@ class TestLowMemory:
         self, impl: Implementation, blobs: Blobs, tmp_path: Path
     ) -> None:
         chunks = _Chunks([MiB + 3, MiB])
-        blob_path = _low_memory(impl).materialize(_so(tmp_path), chunks)
+        blob_path = _hook(impl.low_memory).materialize(_so(tmp_path), chunks)
         before = os.stat(blob_path)
-        data, digest = _low_memory(impl).load(blob_path)
+        data, digest = _hook(impl.low_memory).load(blob_path)
         owned = self._check_taken_over(impl, blobs, data, blob_path, before)
         assert digest == chunks.hexdigest
         assert _file_digest(owned) == (chunks.length, chunks.hexdigest)
@@ -391,7 +388,7 @@ class TestLowMemory:
             for chunk in chunks:
                 f.write(chunk)
         before = os.stat(blob_path)
-        (data, digest), peak = _peak_during(lambda: _low_memory(impl).load(str(blob_path)))
+        (data, digest), peak = _peak_during(lambda: _hook(impl.low_memory).load(str(blob_path)))
         owned = self._check_taken_over(impl, blobs, data, str(blob_path), before)
         assert peak < HOOK_MEMORY_BOUND, f"loading 64 MiB peaked at {peak / MiB:.1f} MiB"
         assert digest == chunks.hexdigest
@@ -416,9 +413,9 @@ class TestLowMemory:
         self, impl: Implementation, blobs: Blobs, tmp_path: Path
     ) -> None:
         chunks = _large()
-        blob_path = _low_memory(impl).materialize(_so(tmp_path), chunks)
+        blob_path = _hook(impl.low_memory).materialize(_so(tmp_path), chunks)
         with bytes_read() as read:
-            data, digest = _low_memory(impl).load(blob_path)
+            data, digest = _hook(impl.low_memory).load(blob_path)
         blob = blobs.track(cast(FileBackedData, data))
         assert read[0] < HOOK_READ_BOUND, f"load read {read[0] / MiB:.1f} MiB of a 64 MiB blob"
         assert digest == chunks.hexdigest
@@ -434,7 +431,7 @@ class TestLowMemory:
     def test_a_changed_blob_is_rehashed(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path, change: str
     ) -> None:
-        blob_path = _low_memory(impl).materialize(_so(tmp_path), _Chunks([4096, 4096]))
+        blob_path = _hook(impl.low_memory).materialize(_so(tmp_path), _Chunks([4096, 4096]))
         now = b"changed after materialize".ljust(8192 if change != "resized" else 100, b"!")
         if change == "replaced":
             other = tmp_path / "other.blob"
@@ -447,29 +444,25 @@ class TestLowMemory:
                 f.truncate()
             # whatever the clock granularity, the modification time moves
             os.utime(blob_path, ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 10**9))
-        data, digest = _low_memory(impl).load(blob_path)
-        blob = blobs.track(cast(FileBackedData, data))
-        expected = hashlib.sha256(now).hexdigest()
-        assert digest == expected, "a digest computed before the blob changed was used"
-        assert blob.sha256().hex() == expected
+        _check_loads_as(
+            impl, blobs, blob_path, now, "a digest computed before the blob changed was used"
+        )
 
     @clause("HOOK-LOW-4")
     def test_no_digest_outlives_its_load(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path
     ) -> None:
         so_path = _so(tmp_path)
-        blob_path = str(_low_memory(impl).materialize(so_path, _Chunks([4096])))
+        blob_path = str(_hook(impl.low_memory).materialize(so_path, _Chunks([4096])))
         spelled = os.path.join(os.path.dirname(blob_path), ".", os.path.basename(blob_path))
-        first, _ = _low_memory(impl).load(spelled)  # another spelling of the same path
+        first, _ = _hook(impl.low_memory).load(spelled)  # another spelling of the same path
         blobs.track(cast(FileBackedData, first))
         assert not os.path.exists(blob_path)
         later = b"a later blob at the same path, not materialized".ljust(4096, b"!")
         Path(blob_path).write_bytes(later)
-        data, digest = _low_memory(impl).load(blob_path)
-        blob = blobs.track(cast(FileBackedData, data))
-        expected = hashlib.sha256(later).hexdigest()
-        assert digest == expected, "a digest handed on by an earlier materialize was reused"
-        assert blob.sha256().hex() == expected
+        _check_loads_as(
+            impl, blobs, blob_path, later, "a digest handed on by an earlier materialize was reused"
+        )
 
     @clause("HOOK-LOW-4")
     def test_nothing_names_the_blob_once_its_load_is_over(
@@ -479,8 +472,8 @@ class TestLowMemory:
         # wrong one: it shows only as state that still names the blob after the load.
         marker = f"handover-{uuid.uuid4().hex}"
         (tmp_path / marker).mkdir()
-        blob_path = _low_memory(impl).materialize(_so(tmp_path / marker), _Chunks([4096]))
-        data, _ = _low_memory(impl).load(blob_path)
+        blob_path = _hook(impl.low_memory).materialize(_so(tmp_path / marker), _Chunks([4096]))
+        data, _ = _hook(impl.low_memory).load(blob_path)
         cast(FileBackedData, data).close()
         del data, blob_path
         gc.collect()
@@ -508,7 +501,7 @@ class TestLowMemoryFlag:
         ids=["absent", "ON", "on", "OFF", "repeated"],
     )
     def test_one_reading(self, impl: Implementation, values: list[bytes], on: bool) -> None:
-        assert _low_memory(impl).mode(values) is on
+        assert _hook(impl.low_memory).mode(values) is on
 
     @clause("HOOK-LOW-3")
     @pytest.mark.parametrize(
@@ -520,4 +513,4 @@ class TestLowMemoryFlag:
         self, impl: Implementation, values: list[bytes], named: str
     ) -> None:
         with pytest.raises(ValueError, match=named):
-            _low_memory(impl).mode(values)
+            _hook(impl.low_memory).mode(values)

@@ -1,4 +1,5 @@
-"""What several mutants share: reference classes cut into steps a mutant can break one at a time.
+"""What several mutants share: reference classes cut into steps a mutant can break one at a time
+(the reference cuts ``move_from`` and ``externalize_pte_data`` into such steps itself).
 
 Nothing here is broken. ``tests/test_mutants.py`` runs the suite against ``CONTROL`` (these classes
 put together, unchanged) and requires it to pass, so that a mutant's failure is its own break's.
@@ -7,11 +8,8 @@ put together, unchanged) and requires it to pass, so that a mutant's failure is 
 from __future__ import annotations
 
 import dataclasses
-import errno
-import hashlib
 import math
 import os
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
@@ -19,109 +17,44 @@ import reference
 from conformance.adapters import reference as reference_adapter
 from conformance.api import Lowering
 from reference import hooks
-from reference.file_backed import (
-    PLACEHOLDER_PREFIX,
-    PLACEHOLDER_SUFFIX,
-    FileChangedError,
-    _identity_of,
-    _owner_tag,
-    _unlink_quietly,
-)
-from reference.named_data import _digest, _where
 
-__all__ = ["LowMemory", "LowMemoryBackend", "ProbeLowering", "StepwiseMove", "Store", "Weights"]
+__all__ = ["LowMemory", "LowMemoryBackend", "Owners", "ProbeLowering", "Store", "Weights"]
 
 T = TypeVar("T")
 CopyHook = Callable[[object, Sequence[object]], object]
 
 
-class StepwiseMove(reference.FileBackedData):
-    """The reference's ``move_from`` (its checks, the deferral of interrupts and the held
-    descriptor are inherited), with making the placeholder, the rename, the clean-up after a failed
-    rename and the clean-up after a failure past it as steps a mutant can override."""
+class Owners(reference.FileBackedData):
+    """The reference's ``FileBackedData``, with a step run on each owner once ``_init`` has made
+    it one: where a mutant changes how owners are released."""
 
-    cleanup_on: type[BaseException] = BaseException
-    """What the clean-up after a failed rename catches."""
+    def _init(
+        self, path: str, st: os.stat_result, digest: bytes | None, owner: bool, fd: int = -1
+    ) -> None:
+        super()._init(path, st, digest, owner, fd=fd)
+        if owner:
+            self._made_owner()
 
-    @classmethod
-    def _move_held(
-        cls, source: str, identity: tuple[int, int], digest: bytes | None, held: int
-    ) -> reference.FileBackedData:
-        placeholder = cls._placeholder(source)
-        try:
-            cls._take(source, placeholder)
-        except cls.cleanup_on:
-            cls._undo(source, placeholder, identity)
-            raise
-        try:
-            moved = os.lstat(placeholder)
-            if (moved.st_dev, moved.st_ino) != identity:
-                raise FileChangedError(
-                    errno.ESTALE, "the source was replaced while it was being moved", source
-                )
-            result = cls.__new__(cls)
-            result._init(placeholder, moved, digest, owner=True, fd=held)
-        except BaseException:
-            cls._put_back(source, placeholder)
-            raise
-        return result
-
-    @staticmethod
-    def _placeholder(source: str) -> str:
-        """Make an empty placeholder beside ``source``; return its path."""
-        fd, placeholder = tempfile.mkstemp(
-            prefix=f"{PLACEHOLDER_PREFIX}{_owner_tag()}_",
-            suffix=PLACEHOLDER_SUFFIX,
-            dir=os.path.dirname(source) or os.curdir,
-        )
-        os.close(fd)
-        return placeholder
-
-    @staticmethod
-    def _take(source: str, placeholder: str) -> None:
-        """Put the source file at the placeholder's path."""
-        os.replace(source, placeholder)
-
-    @staticmethod
-    def _undo(source: str, placeholder: str, identity: tuple[int, int]) -> None:
-        """After a failed or interrupted ``_take``: the source back, no placeholder left."""
-        if _identity_of(placeholder) == identity:
-            os.replace(placeholder, source)
-        else:
-            _unlink_quietly(placeholder)
-
-    @staticmethod
-    def _put_back(source: str, placeholder: str) -> None:
-        """After a failure past the rename: the placeholder, which holds the data, back."""
-        os.replace(placeholder, source)
+    def _made_owner(self) -> None:
+        """Run on an object just made the owner of its file (by ``move_from`` or ``__init__``)."""
 
 
 class Store(reference.NamedDataStore):
     """The reference store, as the class a store mutant overrides steps of (``_add``,
-    ``_readd``, ``_buffer_digest``, ``merge_named_data_store``, ...); re-adding a key and
-    externalizing are cut into steps a mutant can override. Merges re-add through ``_readd`` too."""
+    ``_readd``, ``_buffer_digest``, ``merge_named_data_store``, the steps of
+    ``externalize_pte_data``, ...), with re-adding a key cut into steps a mutant can override.
+    Merges re-add through ``_readd`` too."""
 
     def _readd(self, key: str, data: Any, alignment: int, tag: str | None, layout: object) -> Any:
+        """The reference's re-add, which checks the contents, with its rules for the place, the
+        layout and the alignment as steps: where a step finds no other place (or layout), the
+        stored one is what the reference is given to check, and the steps combine the alignment."""
         old_tag = self._tags[key]
         entry = self._entries(old_tag)[key]
-        existing = self.buffers[entry.buffer_index]
-        if data is not existing and (
-            len(data) != len(existing) or _digest(data) != self._buffer_digest(entry.buffer_index)
-        ):
-            raise ValueError(
-                f"Duplicate key {key} with different data. "
-                f"Existing data size: {len(existing)} bytes. "
-                f"New data size: {len(data)} bytes."
-            )
-        if self._other_place(old_tag, tag):
-            raise ValueError(
-                f"Duplicate key {key!r} is stored {_where(old_tag)}, not {_where(tag)}"
-            )
-        if self._other_layout(entry.tensor_layout, layout):
-            raise ValueError(
-                f"Duplicate key {key!r} with a different tensor layout: "
-                f"{entry.tensor_layout!r}, then {layout!r}"
-            )
+        old_layout = entry.tensor_layout
+        place = tag if self._other_place(old_tag, tag) else old_tag
+        shape = layout if self._other_layout(old_layout, layout) else old_layout
+        super()._readd(key, data, entry.alignment, place, shape)
         combined = self._combined_alignment(entry.alignment, alignment)
         return (
             None if combined == entry.alignment else dataclasses.replace(entry, alignment=combined)
@@ -139,74 +72,6 @@ class Store(reference.NamedDataStore):
     @staticmethod
     def _combined_alignment(old: int, new: int) -> int:
         return math.lcm(old, new)
-
-    def externalize_pte_data(self, max_data_bytes: int, tag_prefix: str) -> None:
-        if (
-            isinstance(max_data_bytes, bool)
-            or not isinstance(max_data_bytes, int)
-            or max_data_bytes <= 0
-        ):
-            raise ValueError(
-                f"external data shard cap must be a positive integer, got {max_data_bytes!r}"
-            )
-        if not isinstance(tag_prefix, str) or not tag_prefix:
-            raise ValueError(f"external data tag prefix must be nonempty, got {tag_prefix!r}")
-        groups: dict[int, dict[str, Any]] = {}
-        for key, entry in self.pte_data.items():
-            groups.setdefault(entry.buffer_index, {})[key] = entry
-        shards: list[dict[str, Any]] = []
-        current: dict[str, Any] = {}
-        current_bytes = 0
-        for index, entries in self._group_order(groups):
-            size = len(self.buffers[index])
-            if size > max_data_bytes:
-                raise ValueError(
-                    f"buffer {index} has {size} bytes and exceeds "
-                    f"external data shard cap {max_data_bytes}"
-                )
-            if current and self._starts_shard(current_bytes, size, max_data_bytes):
-                shards.append(current)
-                current, current_bytes = {}, 0
-            current.update(entries)
-            current_bytes += size
-        if current:
-            shards.append(current)
-        external = {tag: dict(entries) for tag, entries in self.external_data.items()}
-        tags = dict(self._tags)
-        for shard in shards:
-            keys = sorted(shard)
-            self._install(self._shard_tag(tag_prefix, keys), shard, keys, external, tags)
-        self.external_data, self.pte_data, self._tags = external, {}, tags
-        self._lent.clear()
-
-    @staticmethod
-    def _group_order(groups: dict[int, dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
-        """The groups of keys sharing a buffer, in the order they are packed."""
-        return sorted(groups.items(), key=lambda item: sorted(item[1]))
-
-    @staticmethod
-    def _starts_shard(current_bytes: int, size: int, cap: int) -> bool:
-        """Whether a group of ``size`` bytes goes to a new shard after ``current_bytes``."""
-        return current_bytes + size > cap
-
-    @staticmethod
-    def _shard_tag(prefix: str, keys: list[str]) -> str:
-        return f"{prefix}_{hashlib.sha256(chr(0).join(keys).encode()).hexdigest()}"
-
-    def _install(
-        self,
-        tag: str,
-        shard: dict[str, Any],
-        keys: list[str],
-        external: dict[str, dict[str, Any]],
-        tags: dict[str, str | None],
-    ) -> None:
-        """Put one shard under ``tag`` in the staged ``external`` and ``tags``."""
-        canonical = {key: shard[key] for key in keys}
-        if external.get(tag, canonical) != canonical:
-            raise ValueError(f"external data tag collision for {tag}")
-        external[tag] = canonical
-        tags.update(dict.fromkeys(keys, tag))
 
 
 class ProbeLowering:

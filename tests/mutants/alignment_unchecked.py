@@ -15,16 +15,11 @@ from ._base import Store
 
 
 class NamedDataStore(Store):
-    def add_named_data(
-        self,
-        key: Any,
-        data: Any,
-        alignment: Any = 1,
-        external_tag: Any = None,
-        tensor_layout: Any = None,
-    ) -> None:
+    @staticmethod
+    def _check_arguments(key: object, data: object, alignment: object, external_tag: object) -> Any:
+        # every check but the alignment's, which is passed on as given
         key, data, _, tag = _checked(key, data, 1, external_tag)
-        self._add(key, data, alignment, tag, tensor_layout)
+        return key, data, alignment, tag
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

@@ -8,24 +8,16 @@ system temporary directory, so the rename crosses filesystems wherever that is a
 from __future__ import annotations
 
 import os
-import tempfile
 
-from reference.file_backed import PLACEHOLDER_PREFIX, PLACEHOLDER_SUFFIX, _owner_tag
+import reference
 
 from . import implementation
-from ._base import StepwiseMove
 
 
-class FileBackedData(StepwiseMove):
+class FileBackedData(reference.FileBackedData):
     @staticmethod
-    def _placeholder(source: str) -> str:
-        fd, placeholder = tempfile.mkstemp(
-            prefix=f"{PLACEHOLDER_PREFIX}{_owner_tag()}_",
-            suffix=PLACEHOLDER_SUFFIX,
-            dir=os.path.dirname(source) or None,
-        )
-        os.close(fd)
-        return placeholder
+    def _placeholder_dir(source: str) -> str | None:  # type: ignore[override]  # None: the broken choice
+        return os.path.dirname(source) or None
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

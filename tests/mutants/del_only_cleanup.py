@@ -10,18 +10,13 @@ from __future__ import annotations
 import contextlib
 import os
 
-import reference
-
 from . import implementation
+from ._base import Owners
 
 
-class FileBackedData(reference.FileBackedData):
-    def _init(
-        self, path: str, st: os.stat_result, digest: bytes | None, owner: bool, fd: int = -1
-    ) -> None:
-        super()._init(path, st, digest, owner, fd=fd)
-        if owner:
-            self._finalizer.detach()  # still "owned" for close(), but never called again
+class FileBackedData(Owners):
+    def _made_owner(self) -> None:
+        self._finalizer.detach()  # still "owned" for close(), but never called again
 
     def __del__(self) -> None:
         if self.owned and not getattr(self, "_closed", True):

@@ -8,20 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from reference.named_data import _checked
+
 from . import implementation
 from ._base import Store
 
 
 class NamedDataStore(Store):
-    def add_named_data(
-        self,
-        key: Any,
-        data: Any,
-        alignment: Any = 1,
-        external_tag: Any = None,
-        tensor_layout: Any = None,
-    ) -> None:
-        super().add_named_data(key, data, alignment, external_tag or None, tensor_layout)
+    @staticmethod
+    def _check_arguments(key: object, data: object, alignment: object, external_tag: object) -> Any:
+        return _checked(key, data, alignment, external_tag or None)
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

@@ -9,24 +9,22 @@ from __future__ import annotations
 import os
 import weakref
 
-import reference
 from reference.file_backed import _release
 
 from . import implementation
+from ._base import Owners
 
 
 def _release_here(path: str, identity: tuple[int, int], fd: int) -> None:
     _release(path, identity, os.getpid(), os.close, fd)  # whichever process runs it is the owner
 
 
-class FileBackedData(reference.FileBackedData):
-    def _init(
-        self, path: str, st: os.stat_result, digest: bytes | None, owner: bool, fd: int = -1
-    ) -> None:
-        super()._init(path, st, digest, owner, fd=fd)
-        if owner:
-            self._finalizer.detach()
-            self._finalizer = weakref.finalize(self, _release_here, path, self._identity, self._fd)
+class FileBackedData(Owners):
+    def _made_owner(self) -> None:
+        self._finalizer.detach()
+        self._finalizer = weakref.finalize(
+            self, _release_here, self._path, self._identity, self._fd
+        )
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

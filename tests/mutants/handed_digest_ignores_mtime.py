@@ -12,12 +12,10 @@ import os
 from reference import hooks
 
 from . import implementation
-from ._base import LowMemory, LowMemoryBackend, StepwiseMove
+from ._base import LowMemory, LowMemoryBackend
 
 
 class Backend(LowMemoryBackend):
-    blob_class = StepwiseMove
-
     @staticmethod
     def _handed_digest(blob_path: str) -> bytes | None:
         if not isinstance(blob_path, hooks.WeightsBlobPath):

@@ -14,14 +14,12 @@ from typing import Any
 from reference import hooks
 
 from . import implementation
-from ._base import _LOW_MEMORY, LowMemory, LowMemoryBackend, StepwiseMove
+from ._base import _LOW_MEMORY, LowMemory, LowMemoryBackend
 
 _HANDED: dict[str, tuple[tuple[int, int, int, int], bytes]] = {}
 
 
 class Backend(LowMemoryBackend):
-    blob_class = StepwiseMove
-
     @classmethod
     def materialize_weights_blob(cls, paths: Any, compile_specs: Sequence[Any]) -> Any:
         out = super().materialize_weights_blob(paths, compile_specs)

@@ -7,12 +7,19 @@ leaves the placeholder behind.
 
 from __future__ import annotations
 
+import sys
+
+import reference
+
 from . import implementation
-from ._base import StepwiseMove
 
 
-class FileBackedData(StepwiseMove):
-    cleanup_on = Exception
+class FileBackedData(reference.FileBackedData):
+    @staticmethod
+    def _undo(source: str, placeholder: str, identity: tuple[int, int]) -> None:
+        # called from the reference's ``except BaseException``: acts only as ``except Exception``
+        if isinstance(sys.exc_info()[1], Exception):
+            reference.FileBackedData._undo(source, placeholder, identity)
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

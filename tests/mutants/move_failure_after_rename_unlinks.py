@@ -7,13 +7,13 @@ rename, though the placeholder now holds the source's data: the user's file is l
 
 from __future__ import annotations
 
+import reference
 from reference.file_backed import _unlink_quietly
 
 from . import implementation
-from ._base import StepwiseMove
 
 
-class FileBackedData(StepwiseMove):
+class FileBackedData(reference.FileBackedData):
     @staticmethod
     def _put_back(source: str, placeholder: str) -> None:
         _unlink_quietly(placeholder)

@@ -12,10 +12,9 @@ from typing import Any
 import reference
 
 from . import implementation
-from ._base import StepwiseMove
 
 
-class FileBackedData(StepwiseMove):
+class FileBackedData(reference.FileBackedData):
     @classmethod
     def move_from(cls, path: Any, sha256: Any = None) -> reference.FileBackedData:
         if isinstance(path, os.PathLike):

@@ -8,12 +8,12 @@ an exit hook of its own drops the owners' finalizers before the reference's exit
 from __future__ import annotations
 
 import atexit
-import os
 import weakref
 
 import reference
 
 from . import implementation
+from ._base import Owners
 
 _OWNERS: weakref.WeakSet[reference.FileBackedData] = weakref.WeakSet()
 
@@ -26,13 +26,9 @@ def _drop_finalizers() -> None:
 atexit.register(_drop_finalizers)
 
 
-class FileBackedData(reference.FileBackedData):
-    def _init(
-        self, path: str, st: os.stat_result, digest: bytes | None, owner: bool, fd: int = -1
-    ) -> None:
-        super()._init(path, st, digest, owner, fd=fd)
-        if owner:
-            _OWNERS.add(self)
+class FileBackedData(Owners):
+    def _made_owner(self) -> None:
+        _OWNERS.add(self)
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

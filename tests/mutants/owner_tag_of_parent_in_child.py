@@ -7,27 +7,18 @@ child's live placeholder for an orphan.
 
 from __future__ import annotations
 
-import os
-import tempfile
-
-from reference.file_backed import PLACEHOLDER_PREFIX, PLACEHOLDER_SUFFIX, _owner_tag
+import reference
+from reference.file_backed import PLACEHOLDER_PREFIX, _owner_tag
 
 from . import implementation
-from ._base import StepwiseMove
 
 _TAG = _owner_tag()
 
 
-class FileBackedData(StepwiseMove):
+class FileBackedData(reference.FileBackedData):
     @staticmethod
-    def _placeholder(source: str) -> str:
-        fd, placeholder = tempfile.mkstemp(
-            prefix=f"{PLACEHOLDER_PREFIX}{_TAG}_",
-            suffix=PLACEHOLDER_SUFFIX,
-            dir=os.path.dirname(source) or os.curdir,
-        )
-        os.close(fd)
-        return placeholder
+    def _placeholder_prefix() -> str:
+        return f"{PLACEHOLDER_PREFIX}{_TAG}_"
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

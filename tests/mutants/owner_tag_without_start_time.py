@@ -7,24 +7,17 @@ start time: once the pid is reused, a sweep takes a dead owner's orphan for a li
 from __future__ import annotations
 
 import os
-import tempfile
 
-from reference.file_backed import PLACEHOLDER_PREFIX, PLACEHOLDER_SUFFIX
+import reference
+from reference.file_backed import PLACEHOLDER_PREFIX
 
 from . import implementation
-from ._base import StepwiseMove
 
 
-class FileBackedData(StepwiseMove):
+class FileBackedData(reference.FileBackedData):
     @staticmethod
-    def _placeholder(source: str) -> str:
-        fd, placeholder = tempfile.mkstemp(
-            prefix=f"{PLACEHOLDER_PREFIX}{os.getpid()}_",
-            suffix=PLACEHOLDER_SUFFIX,
-            dir=os.path.dirname(source) or os.curdir,
-        )
-        os.close(fd)
-        return placeholder
+    def _placeholder_prefix() -> str:
+        return f"{PLACEHOLDER_PREFIX}{os.getpid()}_"
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

@@ -7,22 +7,21 @@ source's own directory, so the rename crosses filesystems wherever ``/tmp`` is a
 from __future__ import annotations
 
 import os
-import tempfile
 
-from reference.file_backed import PLACEHOLDER_PREFIX, PLACEHOLDER_SUFFIX
+import reference
+from reference.file_backed import PLACEHOLDER_PREFIX
 
 from . import implementation
-from ._base import StepwiseMove
 
 
-class FileBackedData(StepwiseMove):
+class FileBackedData(reference.FileBackedData):
     @staticmethod
-    def _placeholder(source: str) -> str:
-        fd, placeholder = tempfile.mkstemp(
-            prefix=f"{PLACEHOLDER_PREFIX}{os.getpid()}_", suffix=PLACEHOLDER_SUFFIX
-        )
-        os.close(fd)
-        return placeholder
+    def _placeholder_prefix() -> str:
+        return f"{PLACEHOLDER_PREFIX}{os.getpid()}_"
+
+    @staticmethod
+    def _placeholder_dir(source: str) -> None:  # type: ignore[override]  # None: the broken choice
+        return None  # mkstemp's default, the system temporary directory
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

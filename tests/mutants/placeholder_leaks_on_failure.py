@@ -5,11 +5,12 @@
 
 from __future__ import annotations
 
+import reference
+
 from . import implementation
-from ._base import StepwiseMove
 
 
-class FileBackedData(StepwiseMove):
+class FileBackedData(reference.FileBackedData):
     @staticmethod
     def _undo(source: str, placeholder: str, identity: tuple[int, int]) -> None:
         pass

@@ -6,13 +6,13 @@ source, so a failed hand-over loses the user's file.
 
 from __future__ import annotations
 
+import reference
 from reference.file_backed import _unlink_quietly
 
 from . import implementation
-from ._base import StepwiseMove
 
 
-class FileBackedData(StepwiseMove):
+class FileBackedData(reference.FileBackedData):
     @staticmethod
     def _undo(source: str, placeholder: str, identity: tuple[int, int]) -> None:
         for path in (placeholder, source):

@@ -6,20 +6,13 @@ exception keeps the owned file.
 
 from __future__ import annotations
 
-from types import TracebackType
-
 import reference
 
 from . import implementation
 
 
 class FileBackedData(reference.FileBackedData):
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None, *_: object) -> None:
         if exc_type is None:
             self.close()
 

@@ -80,21 +80,24 @@ def test_externalize_rollover_does_not_depend_on_insertion_order() -> None:
     assert forward == reverse
 
 
-def test_externalize_refuses_an_oversized_buffer_and_changes_nothing() -> None:
-    store = NamedDataStore()
-    store.add_named_data("external", b"ext", 8, "existing")
-    store.add_named_data("key_a", b"aaaa", 16)
-    store.add_named_data("key_z", b"z" * 11, 32)
+def _check_refused(store: NamedDataStore, match: str) -> None:
+    """Externalizing at a cap of 10 raises ValueError matching ``match`` and changes nothing."""
     before = (
         list(store.buffers),
         copy.deepcopy(store.pte_data),
         copy.deepcopy(store.external_data),
     )
-
-    with pytest.raises(ValueError, match="exceeds external data shard cap"):
+    with pytest.raises(ValueError, match=match):
         store.externalize_pte_data(10, "test_constants")
-
     assert (list(store.buffers), store.pte_data, store.external_data) == before
+
+
+def test_externalize_refuses_an_oversized_buffer_and_changes_nothing() -> None:
+    store = NamedDataStore()
+    store.add_named_data("external", b"ext", 8, "existing")
+    store.add_named_data("key_a", b"aaaa", 16)
+    store.add_named_data("key_z", b"z" * 11, 32)
+    _check_refused(store, "exceeds external data shard cap")
 
 
 def test_externalize_accepts_a_production_sized_buffer(make_sparse) -> None:
@@ -128,16 +131,7 @@ def test_externalize_refuses_a_tag_collision_and_changes_nothing() -> None:
     tag = f"test_constants_{hashlib.sha256(b'inline').hexdigest()}"  # the tag "inline" would get
     store.add_named_data("external", b"ext", 8, tag)
     store.add_named_data("inline", b"inline", 16)
-    before = (
-        list(store.buffers),
-        copy.deepcopy(store.pte_data),
-        copy.deepcopy(store.external_data),
-    )
-
-    with pytest.raises(ValueError, match="external data tag collision"):
-        store.externalize_pte_data(10, "test_constants")
-
-    assert (list(store.buffers), store.pte_data, store.external_data) == before
+    _check_refused(store, "external data tag collision")
 
 
 def test_externalize_keeps_existing_external_data_and_is_idempotent() -> None:
@@ -267,12 +261,18 @@ def test_merge_of_a_key_with_other_data_fails() -> None:
     assert store1.get_named_data_store_output().buffers == [b"data1"]
 
 
-def test_fingerprint_collision_is_not_deduplicated() -> None:
+def _fingerprint_collision() -> tuple[NamedDataStore, bytes, bytes]:
+    """A store of two blobs of one length and first 32 bytes (one fingerprint), other contents."""
     prefix = b"A" * 32
     data1, data2 = prefix + b"X" * 100, prefix + b"Y" * 100
     store = NamedDataStore()
     store.add_named_data("key1", data1, None, None)
     store.add_named_data("key2", data2, None, None)
+    return store, data1, data2
+
+
+def test_fingerprint_collision_is_not_deduplicated() -> None:
+    store, data1, data2 = _fingerprint_collision()
 
     output = store.get_named_data_store_output()
     assert output.buffers == [data1, data2]
@@ -280,11 +280,7 @@ def test_fingerprint_collision_is_not_deduplicated() -> None:
 
 
 def test_fingerprint_collision_then_a_true_duplicate() -> None:
-    prefix = b"A" * 32
-    data1, data2 = prefix + b"X" * 100, prefix + b"Y" * 100
-    store = NamedDataStore()
-    store.add_named_data("key1", data1, None, None)
-    store.add_named_data("key2", data2, None, None)
+    store, data1, _ = _fingerprint_collision()
     store.add_named_data("key3", data1, None, None)
 
     output = store.get_named_data_store_output()

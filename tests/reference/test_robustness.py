@@ -119,17 +119,25 @@ def test_release_at_exit_outside_the_main_thread(tmp_path: Path) -> None:
     blob.close()
 
 
+class _Other:
+    """The identity of another file than the one ``st`` describes: the next inode."""
+
+    def __init__(self, st: os.stat_result) -> None:
+        self.st_dev, self.st_ino = st.st_dev, st.st_ino + 1
+
+
+def _fstat_sees_another_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``os.fstat`` of any descriptor report another file: the path was replaced between
+    its stat and its open."""
+    real_fstat = os.fstat
+    monkeypatch.setattr(os, "fstat", lambda fd: _Other(real_fstat(fd)))
+
+
 def test_a_file_replaced_between_stat_and_open_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     source = _source(tmp_path)
-    real_fstat = os.fstat
-
-    class Other:
-        def __init__(self, st: os.stat_result) -> None:
-            self.st_dev, self.st_ino = st.st_dev, st.st_ino + 1
-
-    monkeypatch.setattr(os, "fstat", lambda fd: Other(real_fstat(fd)))
+    _fstat_sees_another_file(monkeypatch)
     with pytest.raises(FileChangedError, match="replaced while it was being wrapped"):
         FileBackedData(str(source), cleanup=True)
     monkeypatch.undo()
@@ -285,13 +293,7 @@ def test_a_source_replaced_before_its_descriptor_was_opened(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     source = _source(tmp_path)
-    real_fstat = os.fstat
-
-    class Other:
-        def __init__(self, st: os.stat_result) -> None:
-            self.st_dev, self.st_ino = st.st_dev, st.st_ino + 1
-
-    monkeypatch.setattr(os, "fstat", lambda fd: Other(real_fstat(fd)))
+    _fstat_sees_another_file(monkeypatch)
     before = set(os.listdir("/proc/self/fd"))
     with pytest.raises(FileChangedError, match="replaced while it was being wrapped"):
         FileBackedData.move_from(str(source))
