@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TypeAlias
+import io
+from typing import TypeAlias, cast
 
-from .file_backed import FileBackedData, Writable, check_writable, write_all
+from .file_backed import FileBackedData, Writable, check_writable, rest_of, write_all
 
 __all__ = ["Cord", "CordBuffer"]
 
 CordBuffer: TypeAlias = "bytes | FileBackedData"
 """One piece of a Cord, and one buffer of a NamedDataStore."""
+
+_WHOLE_WRITERS = (io.BytesIO, io.BufferedWriter, io.BufferedRandom)
+"""Outputs of exactly these types take all a ``write`` gives them, or raise: a Cord of bytes pieces
+goes to them through one ``writelines`` (a loop in C)."""
 
 
 class Cord:
@@ -18,6 +23,7 @@ class Cord:
     def __init__(self, data: CordBuffer | Cord | None = None) -> None:
         self._buffers: list[CordBuffer] = []
         self._byte_size = 0
+        self._files = 0  # how many pieces are file-backed
         if data is not None:
             self.append(data)
 
@@ -38,9 +44,11 @@ class Cord:
             pieces = list(data._buffers)  # copied first, so appending a Cord to itself doubles it
             self._buffers.extend(pieces)
             self._byte_size += data._byte_size
+            self._files += data._files
         elif isinstance(data, (bytes, FileBackedData)):
             self._byte_size += len(data)
             self._buffers.append(data)
+            self._files += isinstance(data, FileBackedData)
         else:
             raise TypeError(
                 f"Cord pieces must be bytes, FileBackedData or Cord, not {type(data).__name__}"
@@ -49,11 +57,17 @@ class Cord:
     def write_to_file(self, outfile: Writable) -> None:
         """Write the pieces in order, streaming file pieces, all checked before the first byte."""
         check_writable(outfile)
+        if not self._files and type(outfile) in _WHOLE_WRITERS:
+            cast(io.BufferedIOBase, outfile).writelines(cast("list[bytes]", self._buffers))
+            return
         for piece in self._buffers:
             if isinstance(piece, FileBackedData):
                 piece._verify()
+        write = outfile.write
         for piece in self._buffers:
-            if isinstance(piece, bytes):
-                write_all(outfile, memoryview(piece))
-            else:
+            if isinstance(piece, FileBackedData):
                 piece.write_to_file(outfile)
+            elif piece:  # bytes: one write, which takes all of it but on a raw or odd output
+                written = write(piece)
+                if written != len(piece):
+                    write_all(outfile, rest_of(outfile, memoryview(piece), written))

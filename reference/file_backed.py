@@ -586,24 +586,28 @@ def check_writable(outfile: object) -> None:
 
 
 def write_all(outfile: Writable, chunk: memoryview) -> None:
-    """Write all of ``chunk``, looping over the short writes a raw file may make.
+    """Write all of ``chunk``, looping over the short writes a raw file may make."""
+    while chunk:
+        chunk = rest_of(outfile, chunk, outfile.write(chunk))
+
+
+def rest_of(outfile: Writable, chunk: memoryview, written: object) -> memoryview:
+    """What is left to write of ``chunk`` once a write of it returned ``written`` (empty: nothing).
 
     A raw output (``io.RawIOBase``) returns None when it is non-blocking and full: it wrote
     nothing, which raises BlockingIOError naming it (FBD-FAULT-3); any other output returning
     something other than an ``int`` is taken to have written everything."""
-    while chunk:
-        written = outfile.write(chunk)
-        if written is None and isinstance(outfile, io.RawIOBase):
-            raise BlockingIOError(
-                errno.EAGAIN,
-                f"the non-blocking output {outfile!r} is full: it took none of {len(chunk)} "
-                f"bytes, which are not written",
-            )
-        if not isinstance(written, int) or written >= len(chunk):
-            return
-        if written <= 0:  # FBD-FAULT-3: a sink that takes nothing would be retried forever
-            raise OSError(errno.EIO, f"the output {outfile!r} accepted none of {len(chunk)} bytes")
-        chunk = chunk[written:]
+    if written is None and isinstance(outfile, io.RawIOBase):
+        raise BlockingIOError(
+            errno.EAGAIN,
+            f"the non-blocking output {outfile!r} is full: it took none of {len(chunk)} "
+            f"bytes, which are not written",
+        )
+    if not isinstance(written, int) or written >= len(chunk):
+        return chunk[:0]
+    if written <= 0:  # FBD-FAULT-3: a sink that takes nothing would be retried forever
+        raise OSError(errno.EIO, f"the output {outfile!r} accepted none of {len(chunk)} bytes")
+    return chunk[written:]
 
 
 class _VerifiedReader:
