@@ -18,12 +18,13 @@ class Cord(reference.Cord):
         if isinstance(data, reference.Cord) or not hasattr(data, "__len__"):
             super().append(data)
             return
-        self._byte_size += len(data)
+        self._byte_size += len(data)  # counted before the type is checked
         if not isinstance(data, (bytes, reference.FileBackedData)):
             raise TypeError(
                 f"Cord pieces must be bytes, FileBackedData or Cord, not {type(data).__name__}"
             )
-        self._buffers.append(data)
+        self._byte_size -= len(data)  # the reference's append counts an accepted piece itself
+        super().append(data)
 
 
 IMPLEMENTATION = implementation(__name__, Cord=Cord)

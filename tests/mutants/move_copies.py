@@ -1,24 +1,45 @@
 """Breaks: FBD-MOVE-6, FBD-MOVE-1
 
 ``move_from`` that copies the source onto the placeholder and deletes the source, instead of
-renaming it: the data is read and written in full, and the owned file is another inode.
+renaming it: the data is read and written in full, and the owned file is another inode. Apart from
+that it is a careful move: the owner holds a descriptor of its copy and checks it as the reference
+does, and a failed copy leaves the source where it was.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 
 import reference
+from reference.file_backed import PLACEHOLDER_SUFFIX
 
 from . import implementation
 
 
 class FileBackedData(reference.FileBackedData):
-    @staticmethod
-    def _take(source: str, placeholder: str) -> None:
-        shutil.copyfile(source, placeholder)
+    @classmethod
+    def _move_held(
+        cls, source: str, identity: tuple[int, int], digest: bytes | None, held: int
+    ) -> reference.FileBackedData:
+        fd, placeholder = tempfile.mkstemp(
+            prefix=cls._placeholder_prefix(),
+            suffix=PLACEHOLDER_SUFFIX,
+            dir=cls._placeholder_dir(source),
+        )
+        try:
+            with os.fdopen(fd, "wb") as copy, open(source, "rb") as original:
+                shutil.copyfileobj(original, copy)
+            copied = os.open(placeholder, os.O_RDONLY)
+        except BaseException:
+            os.unlink(placeholder)
+            raise
+        os.close(held)  # the source's; the owner holds its copy's
         os.remove(source)
+        result = cls.__new__(cls)
+        result._init(placeholder, os.lstat(placeholder), digest, owner=True, fd=copied)
+        return result
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
