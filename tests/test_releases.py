@@ -56,3 +56,17 @@ def test_a_column_per_release_a_row_per_clause_and_deviations_by_reason(tmp_path
 def test_no_report_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match=r"no <version>\.json report"):
         _tool().load(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("tail", "extra"), [(["--", "-n", "2"], ["-n", "2"]), (["--"], []), ([], [])]
+)
+def test_what_follows_the_double_dash_goes_to_each_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tail: list[str], extra: list[str]
+) -> None:
+    tool = _tool()
+    seen: list[tuple[str, list[str]]] = []
+    monkeypatch.setattr(tool, "run_release", lambda v, r, e, x: seen.append((v, x)) or 0)
+    argv = ["run", str(tmp_path), "--venvs", str(tmp_path), "--release", "1.3.1", *tail]
+    assert tool.main(argv) == 0
+    assert seen == [("1.3.1", extra)]

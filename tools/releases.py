@@ -221,7 +221,6 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("reports", type=Path, help="where <version>.json reports go")
     run.add_argument("--venvs", type=Path, required=True, help="where each release's venv lives")
     run.add_argument("--release", action="append", choices=RELEASES, help="only these")
-    run.add_argument("extra", nargs="*", help="pytest arguments (after --)")
     render = commands.add_parser("render", help="write the matrix from the reports")
     render.add_argument("reports", type=Path, help="directory of <version>.json strict reports")
     render.add_argument("--markdown", type=Path, required=True)
@@ -232,13 +231,14 @@ def main(argv: list[str] | None = None) -> int:
         default=Path(__file__).with_name("releases-account.md"),
         help="the hand-written account of what changed, put above the table",
     )
-    args = parser.parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    # what follows "--" goes to pytest: argparse would bind it to a positional before the options
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args, extra = parser.parse_args(argv[:cut]), argv[cut + 1 :]
     if args.command == "run":
         args.reports.mkdir(parents=True, exist_ok=True)
         failed = [
-            v
-            for v in args.release or RELEASES
-            if run_release(v, args.reports, args.venvs, args.extra)
+            v for v in args.release or RELEASES if run_release(v, args.reports, args.venvs, extra)
         ]
         return 1 if failed else 0
     reports = load(args.reports)
