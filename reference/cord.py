@@ -23,7 +23,6 @@ class Cord:
     def __init__(self, data: CordBuffer | Cord | None = None) -> None:
         self._buffers: list[CordBuffer] = []
         self._byte_size = 0
-        self._files = 0  # how many pieces are file-backed
         if data is not None:
             self.append(data)
 
@@ -44,11 +43,9 @@ class Cord:
             pieces = list(data._buffers)  # copied first, so appending a Cord to itself doubles it
             self._buffers.extend(pieces)
             self._byte_size += data._byte_size
-            self._files += data._files
         elif isinstance(data, (bytes, FileBackedData)):
             self._byte_size += len(data)
             self._buffers.append(data)
-            self._files += isinstance(data, FileBackedData)
         else:
             raise TypeError(
                 f"Cord pieces must be bytes, FileBackedData or Cord, not {type(data).__name__}"
@@ -57,12 +54,12 @@ class Cord:
     def write_to_file(self, outfile: Writable) -> None:
         """Write the pieces in order, streaming file pieces, all checked before the first byte."""
         check_writable(outfile)
-        if not self._files and type(outfile) in _WHOLE_WRITERS:
+        files = [piece for piece in self._buffers if isinstance(piece, FileBackedData)]
+        for blob in files:
+            blob._verify()
+        if not files and type(outfile) in _WHOLE_WRITERS:
             cast(io.BufferedIOBase, outfile).writelines(cast("list[bytes]", self._buffers))
             return
-        for piece in self._buffers:
-            if isinstance(piece, FileBackedData):
-                piece._verify()
         write = outfile.write
         for piece in self._buffers:
             if isinstance(piece, FileBackedData):
