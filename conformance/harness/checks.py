@@ -4,7 +4,8 @@ A test may name several clauses (the store state machine names 28). When one of 
 the report counts the failure against the clause that check names, not against all of the test's:
 :func:`check` and :func:`blame` raise :class:`ClauseFailure`, which carries the clause ids, and
 the plugin records them with the test's report (:func:`failed_clauses`). A failure that names no
-clause (a plain ``assert``, an unexpected exception) still counts against every clause of its test.
+clause (a plain ``assert``, an unexpected exception) still counts against every clause of its test,
+except in the store state machine, whose steps blame such an exception on their own clauses.
 """
 
 from __future__ import annotations
