@@ -30,6 +30,7 @@ from conformance.run.report import (
     report_format,
     report_schema,
     verdict,
+    with_reliance,
 )
 from conformance.run.spec import Profile, Spec, load_spec, parse_spec
 
@@ -499,6 +500,8 @@ def test_json_content() -> None:
             "outcome": "expected deviation",
             "reason": "A-2: declared",
             "failed_clauses": [],
+            "relies_on": [],
+            "blocked_by": [],
         }
     ]
     assert data["tests"] == {
@@ -851,6 +854,54 @@ def test_failed_clauses_of_exceptions() -> None:
     assert failed_clauses(_Group(ClauseFailure("a", ("A-1",)), AssertionError("b"))) is None
 
 
+def _reliant(outcome: Outcome = F, *clauses: str, relies: tuple[str, ...] = ("A-1",)) -> Result:
+    return Result("t::reliant", clauses or ("A-2",), outcome, "boom", relies_on=relies)
+
+
+def test_a_failure_relying_on_a_failed_clause_counts_against_it() -> None:
+    own = Result("t::own", ("A-1",), F, "A-1 broke")
+    got = with_reliance([own, _reliant()])
+    assert got[0] == own
+    assert (got[1].failed_clauses, got[1].blocked_by) == (("A-1",), ("A-1",))
+    rep = report("core", own, _reliant(), Result("t::other", ("A-2",), P))
+    assert statuses(rep)["A-1"] == "failed"
+    assert next(c.reason for c in rep.clauses if c.clause.id == "A-1") == "t::own: A-1 broke"
+    # its own clause is untested, not passed, whatever its other tests did
+    assert clause_status(with_reliance([own, _reliant()])[1:], "A-2") == (
+        Status.UNTESTED,
+        "t::reliant relies on A-1, which failed; it failed: boom",
+    )
+    assert statuses(rep)["A-2"] == "untested"
+
+
+def test_a_reliance_on_clauses_that_held_blames_the_tests_own() -> None:
+    passing = Result("t::own", ("A-1",), P)
+    assert with_reliance([passing, _reliant()])[1].failed_clauses == ()
+    assert statuses(report("core", passing, _reliant()))["A-2"] == "failed"
+    # a declared deviation of the relied-on clause hides no new failure behind it
+    deviation = Result("t::own", ("A-1",), D, "A-1: known")
+    assert statuses(report("core", deviation, _reliant()))["A-2"] == "failed"
+
+
+def test_reliance_is_followed_one_step_only() -> None:
+    # A-1 failed only through its own reliance on B-1: it blocks nothing
+    root = Result("t::root", ("B-1",), F)
+    middle = Result("t::middle", ("A-1",), F, relies_on=("B-1",))
+    got = with_reliance([root, middle, _reliant()])
+    assert got[1].blocked_by == ("B-1",)
+    assert (got[2].failed_clauses, got[2].blocked_by) == ((), ())
+
+
+def test_a_named_failure_or_a_pass_is_never_reattributed() -> None:
+    own = Result("t::own", ("A-1",), F)
+    named = Result("t::named", ("A-2",), F, failed_clauses=("A-2",), relies_on=("A-1",))
+    passed = _reliant(P)
+    assert with_reliance([own, named, passed]) == [own, named, passed]
+    # a test that relies on one of its own clauses is judged on it
+    itself = _reliant(F, "A-1", relies=("A-1",))
+    assert with_reliance([own, itself])[1] == itself
+
+
 class _Group(Exception):
     """An exception group as Hypothesis raises for distinct failures (3.10 has no builtin)."""
 
@@ -873,6 +924,12 @@ def test_many_clauses():
 @pytest.mark.clause("CORD-INIT-3")
 def test_its_own():
     pass
+
+
+@pytest.mark.clause("CORD-LEN-1")
+@pytest.mark.relies_on("CORD-INIT-2")
+def test_relies_on_a_broken_clause():
+    assert False, "found through CORD-INIT-2"
 """
 
 
@@ -893,4 +950,7 @@ def test_plugin_counts_a_failure_against_the_clause_its_check_names(
     )
     init2 = next(c for c in data["clauses"] if c["id"] == "CORD-INIT-2")
     assert init2["tests"][0]["failed_clauses"] == ["CORD-INIT-2"]
+    length = next(c for c in data["clauses"] if c["id"] == "CORD-LEN-1")
+    assert length["status"] == "untested", length
+    assert length["tests"][0]["relies_on"] == length["tests"][0]["blocked_by"] == ["CORD-INIT-2"]
     jsonschema.Draft202012Validator(SCHEMA).validate(data)

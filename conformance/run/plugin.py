@@ -32,6 +32,7 @@ from .report import (
     FAILED_CLAUSES_PROPERTY,
     NOT_APPLICABLE_PREFIX,
     OVERRIDE_PREFIX,
+    RELIES_ON_PROPERTY,
     Collector,
     Kind,
     Report,
@@ -64,6 +65,11 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers", "clause(*ids): the spec clauses (spec/SPEC.md) this test checks"
     )
     config.addinivalue_line(
+        "markers",
+        "relies_on(*ids): clauses whose behaviour this test uses to observe its own; a failure "
+        "that names no clause counts against those of them that failed in tests of their own",
+    )
+    config.addinivalue_line(
         "markers", "requires(capability): not applicable unless the implementation has it"
     )
     for path in config.getoption("cordspec_report"):
@@ -75,12 +81,12 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(_Reporter(config), _REPORTER_NAME)
 
 
-def clause_ids(item: pytest.Item) -> list[str]:
-    """The clause ids named by a test's ``clause`` markers, in order."""
+def clause_ids(item: pytest.Item, marker: str = "clause") -> list[str]:
+    """The clause ids named by a test's ``clause`` (or other ``marker``) markers, in order."""
     ids: list[str] = []
-    for mark in item.iter_markers("clause"):
+    for mark in item.iter_markers(marker):
         ids.extend(str(arg) for arg in mark.args)
-    return ids
+    return list(dict.fromkeys(ids))
 
 
 def _spec(config: pytest.Config) -> Spec:
@@ -129,13 +135,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if not ids:
             keep.append(item)
             continue
-        unknown = [i for i in ids if i not in spec.clauses]
+        relied = clause_ids(item, "relies_on")
+        unknown = [i for i in (*ids, *relied) if i not in spec.clauses]
         if unknown:
             raise pytest.UsageError(f"{item.nodeid} names unknown clause(s): {', '.join(unknown)}")
         if profile == "core" and all(spec.clauses[i].profile == "strict" for i in ids):
             dropped.append(item)
             continue
         item.user_properties.append((CLAUSES_PROPERTY, " ".join(ids)))
+        if relied:
+            item.user_properties.append((RELIES_ON_PROPERTY, " ".join(relied)))
         function = getattr(item, "originalname", item.name)
         owner = getattr(getattr(item, "cls", None), "__name__", None)  # Class::test, if any
         scoped = (f"{owner}::{function}", f"{owner}::{item.name}") if owner else ()

@@ -15,6 +15,10 @@ Rules, for the clauses of the chosen profile:
 - a failed test whose failing check named its clauses (``conformance.harness.checks``) fails
   those clauses only (they count as its clauses even if its markers do not name them); for its
   other clauses it did not finish, so it neither passes nor fails them;
+- a failed test whose failure named no clause, and which relies on clauses (its ``relies_on``
+  marker: behaviour it uses to observe its own clauses) one of which failed in a test of its own,
+  is *blocked*: the failure counts against those clauses, and the test's own clauses are
+  *untested* (it cannot say whether they hold), however their other tests did;
 - otherwise a clause is *failed* if any of its tests failed it, else *expected deviation* if any
   xfailed, else *passed* if any passed, else *not applicable* if all its tests were, else
   *untested*;
@@ -32,7 +36,7 @@ import json
 import os
 import textwrap
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
@@ -50,6 +54,7 @@ __all__ = [
     "FORMATS",
     "NOT_APPLICABLE_PREFIX",
     "OVERRIDE_PREFIX",
+    "RELIES_ON_PROPERTY",
     "REQUIRED",
     "ClauseResult",
     "Collector",
@@ -68,12 +73,15 @@ __all__ = [
     "report_format",
     "report_schema",
     "verdict",
+    "with_reliance",
 ]
 
 CLAUSES_PROPERTY = "cordspec_clauses"
 """The ``user_properties`` name under which the plugin stores a test's clause ids."""
 FAILED_CLAUSES_PROPERTY = "cordspec_failed_clauses"
 """The ``user_properties`` name of the clause ids a failed test's failing check named."""
+RELIES_ON_PROPERTY = "cordspec_relies_on"
+"""The ``user_properties`` name of the clause ids a test relies on (its ``relies_on`` markers)."""
 DEVIATION_PREFIX = "known deviation: "
 NOT_APPLICABLE_PREFIX = "not applicable: "
 OVERRIDE_PREFIX = "the impl fixture of "
@@ -137,6 +145,11 @@ class Result:
     reason: str = ""
     failed_clauses: tuple[str, ...] = ()
     """For a failure whose check named its clauses: those; empty: it fails all of ``clauses``."""
+    relies_on: tuple[str, ...] = ()
+    """Clauses whose behaviour the test uses to observe its own (its ``relies_on`` markers)."""
+    blocked_by: tuple[str, ...] = ()
+    """For a blocked failure (see :func:`with_reliance`): the relied-on clauses that failed in
+    tests of their own; ``failed_clauses`` then names them too."""
 
     def fails(self, clause: str) -> bool:
         """Whether this result fails ``clause``."""
@@ -238,6 +251,7 @@ class _Partial:
     outcome: Outcome | None = None
     reason: str = ""
     failed_clauses: tuple[str, ...] = ()
+    relies_on: tuple[str, ...] = ()
 
 
 class Collector:
@@ -254,7 +268,9 @@ class Collector:
         clauses = _clauses(report)
         if clauses is None:
             return
-        partial = self._tests.setdefault(report.nodeid, _Partial(clauses))
+        partial = self._tests.setdefault(
+            report.nodeid, _Partial(clauses, relies_on=_clauses(report, RELIES_ON_PROPERTY) or ())
+        )
         implied = _outcome(report)
         if implied is None or partial.outcome is Outcome.FAILED:
             return
@@ -272,12 +288,51 @@ class Collector:
         """One result per suite test, by node id: under xdist tests report in whatever order
         they finish, and a report (and the reason shown for a clause) must not depend on it."""
         return [
-            Result(nodeid, p.clauses, p.outcome or Outcome.SKIPPED, p.reason, p.failed_clauses)
+            Result(
+                nodeid,
+                p.clauses,
+                p.outcome or Outcome.SKIPPED,
+                p.reason,
+                p.failed_clauses,
+                p.relies_on,
+            )
             for nodeid, p in sorted(self._tests.items())
         ]
 
 
 # --- statuses and verdicts ----------------------------------------------------------------------
+
+
+def with_reliance(results: Iterable[Result]) -> list[Result]:
+    """``results`` with each blocked failure attributed to the clauses it relies on.
+
+    A failed test whose failure named no clause and which relies on clauses is *blocked* by those
+    of them that failed in their own right: in a test that names its failing check's clauses, or
+    whose failure is not itself blocked (a test relying on nothing, or on nothing that failed).
+    One pass, so a clause is never blamed through a chain of reliances; a relied-on clause that is
+    a declared deviation (xfailed, not failed) blocks nothing, so a new failure is never hidden
+    behind a known one."""
+    results = list(results)
+
+    def reliant(result: Result) -> bool:
+        return (
+            result.outcome is Outcome.FAILED
+            and not result.failed_clauses
+            and bool(result.relies_on)
+        )
+
+    own: set[str] = set()
+    for result in results:
+        if result.outcome is Outcome.FAILED and not reliant(result):
+            own.update(result.failed_clauses or result.clauses)
+    out = []
+    for result in results:
+        if reliant(result):
+            blocked = tuple(c for c in result.relies_on if c in own and c not in result.clauses)
+            if blocked:
+                result = replace(result, failed_clauses=blocked, blocked_by=blocked)
+        out.append(result)
+    return out
 
 
 @dataclass(frozen=True)
@@ -297,15 +352,19 @@ def clause_status(tests: Sequence[Result], clause: str | None = None) -> tuple[S
     def first(outcome: Outcome) -> Result | None:
         return next((t for t in tests if t.outcome is outcome), None)
 
-    failed = next(
-        (t for t in tests if t.outcome is Outcome.FAILED and (clause is None or t.fails(clause))),
-        None,
-    )
-    if failed is not None:
+    failing = [
+        t for t in tests if t.outcome is Outcome.FAILED and (clause is None or t.fails(clause))
+    ]
+    if failing:  # a test of its own first, before one blocked by it
+        failed = min(failing, key=lambda t: bool(t.blocked_by))
         return (
             Status.FAILED,
             f"{failed.nodeid}: {failed.reason}" if failed.reason else failed.nodeid,
         )
+    blocked = next((t for t in tests if t.blocked_by and clause in t.clauses), None)
+    if blocked is not None:
+        why = f"{blocked.nodeid} relies on {', '.join(blocked.blocked_by)}, which failed"
+        return Status.UNTESTED, f"{why}; it failed: {blocked.reason}" if blocked.reason else why
     if deviation := first(Outcome.DEVIATION):
         return Status.DEVIATION, deviation.reason
     if first(Outcome.PASSED):
@@ -657,6 +716,8 @@ class Report:
                             "outcome": t.outcome.value,
                             "reason": t.reason,
                             "failed_clauses": list(t.failed_clauses),
+                            "relies_on": list(t.relies_on),
+                            "blocked_by": list(t.blocked_by),
                         }
                         for t in c.tests
                     ],
@@ -745,6 +806,7 @@ class Report:
 
 def build_report(spec: Spec, header: Header, results: Sequence[Result]) -> Report:
     """The report for ``header.profile``: its clauses, and verdicts for core (and strict)."""
+    results = with_reliance(results)
     clauses = clause_results(
         spec, header.profile, results, header.absent, partial=bool(header.partial)
     )
