@@ -478,3 +478,27 @@ def test_what_replaced_an_orphan_after_the_scan_is_kept(
     assert is_kind(os.lstat(path).st_mode)
     assert tree(tmp_path) == {path.name, "aside", os.path.join("aside", "orphan.bin")}
     assert moved.read_bytes() == b"orphan"
+
+
+# --- what `cordspec sweep` prints
+
+
+@pytest.mark.parametrize("dry_run", [False, True], ids=["removing", "dry-run"])
+def test_report_lines_name_each_file_and_why(dry_run: bool) -> None:
+    gone = Placeholder("/d/.executorch_7-1_a.data", 7, 1, "gone", (1, 2))
+    alive = Placeholder("/d/.executorch_8_b.data", 8, None, "alive", (1, 3))
+    unknown = Placeholder("/d/.executorch_c.data", None, None, "unknown", (1, 4))
+    result = sweep_module.SweepResult([gone], [alive, unknown], dry_run)
+    verb, done = ("would remove", "would be removed") if dry_run else ("removed", "removed")
+    assert sweep_module.report_lines(result) == [
+        f"{verb} /d/.executorch_7-1_a.data (owner pid 7 gone)",
+        "kept /d/.executorch_8_b.data (owner pid 8 alive)",
+        "kept /d/.executorch_c.data (unknown owner)",
+        f"1 {done}, 2 kept",
+    ]
+
+
+def test_report_lines_of_an_empty_sweep() -> None:
+    assert sweep_module.report_lines(sweep_module.SweepResult([], [], False)) == [
+        "0 removed, 0 kept"
+    ]
