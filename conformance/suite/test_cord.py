@@ -11,6 +11,7 @@ import pytest
 from conformance.api import Implementation
 from conformance.harness.helpers import Blobs
 from conformance.harness.measure import BIG, READ_BOUND, MiB, bytes_read, peak_memory
+from conformance.harness.sinks import ShortWriter
 
 clause = pytest.mark.clause
 
@@ -168,3 +169,21 @@ class TestWrite:
         with pytest.raises((ValueError, OSError)):
             cord.write_to_file(out)
         assert out.getvalue() == b""
+
+
+class TestWriteToRawSinks:
+    """A raw output may take part of a write (FBD-WRITE-1 for a piece): the Cord writes the rest."""
+
+    @clause("CORD-WRITE-1")
+    @pytest.mark.parametrize("limit", [1, 3])
+    @pytest.mark.parametrize("kind", ["bytes", "mixed"])
+    def test_a_sink_taking_part_of_each_write_gets_everything(
+        self, impl: Implementation, blobs: Blobs, kind: str, limit: int
+    ) -> None:
+        pieces: list[bytes] = [b"head:", b"", b"middle", b"x", b":tail"]
+        cord = impl.Cord()
+        for number, piece in enumerate(pieces):
+            cord.append(blobs.moved(piece) if kind == "mixed" and number == 2 else piece)
+        sink = ShortWriter(limit)
+        cord.write_to_file(sink)  # type: ignore[arg-type]  # a raw sink is a binary output
+        assert bytes(sink.received) == b"".join(pieces)

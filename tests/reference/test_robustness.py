@@ -166,6 +166,8 @@ def test_none_is_no_output(tmp_path: Path) -> None:
     blob = FileBackedData(str(_source(tmp_path)))
     with pytest.raises(TypeError, match="not NoneType: None"):
         blob.write_to_file(None)  # type: ignore[arg-type]  # the error under test
+    with pytest.raises(TypeError, match=r"write\(\) method, not PosixPath: "):
+        Cord(blob).write_to_file(tmp_path)  # type: ignore[arg-type]  # a path is no output
     blob.close()
 
 
