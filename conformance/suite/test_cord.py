@@ -185,5 +185,5 @@ class TestWriteToRawSinks:
         for number, piece in enumerate(pieces):
             cord.append(blobs.moved(piece) if kind == "mixed" and number == 2 else piece)
         sink = ShortWriter(limit)
-        cord.write_to_file(sink)  # type: ignore[arg-type]  # a raw sink is a binary output
+        cord.write_to_file(sink)
         assert bytes(sink.received) == b"".join(pieces)
