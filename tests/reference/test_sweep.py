@@ -288,6 +288,9 @@ def test_symlinks_named_like_placeholders_survive(tmp_path, tmp_path_factory) ->
     (tmp_path / name_of(gone, 1)).symlink_to(outside)
     (tmp_path / name_of(gone, 2)).symlink_to(tmp_path / "nowhere")
     before = tree(tmp_path)
+    assert scan(tmp_path) == []  # not even listed: a link is never a placeholder
+    planned = sweep(tmp_path, dry_run=True)
+    assert (planned.removed, planned.kept) == ([], [])
     result = sweep(tmp_path)
     assert (result.removed, result.kept) == ([], [])
     assert tree(tmp_path) == before
