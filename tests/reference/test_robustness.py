@@ -58,6 +58,28 @@ def test_an_interrupt_after_the_move_puts_the_source_back(
     FileBackedData(str(source), cleanup=True).close()  # nobody owns it
 
 
+def test_an_interrupt_during_the_release_backstop_comes_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    source = _source(tmp_path)
+    blob = FileBackedData(str(source), cleanup=True)
+    real_unlink = os.unlink
+
+    def unlink(*args: Any) -> None:
+        deliver_sigint()  # deferred: the removal goes on
+        real_unlink(*args)
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            blob._finalizer()  # the backstop garbage collection runs, called here to see it raise
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    assert not source.exists()
+    assert not blob._finalizer.alive
+
+
 def test_an_interrupt_in_the_owning_constructor_leaves_the_file_unowned(tmp_path: Path) -> None:
     source = _source(tmp_path)
     with pytest.raises(KeyboardInterrupt), interrupting({5}):  # after the held descriptor's fstat
