@@ -32,6 +32,8 @@ def test_the_registry_lock_is_new_after_fork() -> None:
     file_backed._reset_after_fork()
     try:
         assert file_backed._owners_lock is not before
+        with file_backed._owners_lock:  # a lock, free
+            pass
     finally:
         file_backed._owners_lock = before
 
@@ -124,8 +126,10 @@ def test_nothing_is_deferred_outside_the_main_thread(tmp_path: Path) -> None:
 
 def test_release_at_exit_removes_every_owned_file_and_ignores_sigint(tmp_path: Path) -> None:
     blobs = [FileBackedData.move_from(str(_source(tmp_path, bytes([i])))) for i in range(3)]
+    handler = signal.getsignal(signal.SIGINT)
     with interrupting(range(1000)):  # SIGINT before and after every call of the release
         file_backed._release_all_at_exit()
+    assert signal.getsignal(signal.SIGINT) is handler  # put back once the release is over
     assert os.listdir(tmp_path) == []
     assert all(not os.path.exists(b.path) for b in blobs)
     for blob in blobs:

@@ -157,14 +157,19 @@ def test_colliding_blobs_are_settled_by_the_index_not_a_scan() -> None:
 
 
 class Interrupting(dict[Any, Any]):
-    """A dict whose ``method`` raises KeyboardInterrupt on its first ``times`` calls."""
+    """A dict whose ``method`` raises KeyboardInterrupt on ``times`` calls after the first
+    ``skip``."""
 
-    def __init__(self, data: dict[Any, Any], method: str, times: int = 1) -> None:
+    def __init__(self, data: dict[Any, Any], method: str, times: int = 1, skip: int = 0) -> None:
         super().__init__(data)
-        self.method, self.times = method, times
+        self.method, self.times, self.skip = method, times, skip
 
     def _maybe(self, method: str) -> None:
-        if method == self.method and self.times:
+        if method != self.method:
+            return
+        if self.skip:
+            self.skip -= 1
+        elif self.times:
             self.times -= 1
             raise KeyboardInterrupt(method)
 
@@ -182,13 +187,23 @@ class Interrupting(dict[Any, Any]):
 
 
 def outline(store: NamedDataStore) -> tuple[object, ...]:
+    """What an undone call must leave as it was; the indexes may have learned more of the stored
+    buffers meanwhile (digests, index entries), but nothing of a buffer that is gone."""
     out = store.get_named_data_store_output()
+    count = len(store.buffers)
+    dangling = (
+        sorted(i for i in store._digests if i >= count),
+        sorted(i for i in store._index.values() if i >= count),
+        sorted(i for b, i in store._ids.items() if i >= count or id(store.buffers[i]) != b),
+    )
     return (
         [id(b) for b in out.buffers],
         dict(out.pte_data),
         {tag: dict(entries) for tag, entries in out.external_data.items()},
+        sorted(store.external_data),  # an emptied map of a tag is gone too
         dict(store._tags),
         dict(store._fps),
+        dangling,
     )
 
 
@@ -218,6 +233,19 @@ def test_a_merge_interrupted_in_its_last_step_is_undone(second: bool) -> None:
     store._tags = dict(store._tags)
     store.merge_named_data_store(small_output())  # and the store goes on
     assert store.get_named_data_store_output().pte_data["k0"].alignment == 8
+
+
+@pytest.mark.parametrize("skip", [0, 1], ids=["first-tag", "second-tag"])
+def test_a_merge_into_an_empty_store_interrupted_at_the_end_is_undone(skip: int) -> None:
+    store = NamedDataStore()
+    store._tags = Interrupting(store._tags, "update", skip=skip)  # one update per tag's keys
+    with pytest.raises(KeyboardInterrupt):
+        store.merge_named_data_store(small_output())
+    assert outline(store) == outline(NamedDataStore())
+    assert (store.pte_data, store.external_data, store.buffers) == ({}, {}, [])
+    store._tags = dict(store._tags)
+    store.merge_named_data_store(small_output())  # and the store goes on
+    assert len(store.get_named_data_store_output().external_data["new tag"]) == 5
 
 
 def test_an_interrupted_collision_is_undone() -> None:
