@@ -126,10 +126,11 @@ def test_nothing_is_deferred_outside_the_main_thread(tmp_path: Path) -> None:
 
 def test_release_at_exit_removes_every_owned_file_and_ignores_sigint(tmp_path: Path) -> None:
     blobs = [FileBackedData.move_from(str(_source(tmp_path, bytes([i])))) for i in range(3)]
-    handler = signal.getsignal(signal.SIGINT)
     with interrupting(range(1000)):  # SIGINT before and after every call of the release
+        handler = signal.getsignal(signal.SIGINT)
         file_backed._release_all_at_exit()
-    assert signal.getsignal(signal.SIGINT) is handler  # put back once the release is over
+        after = signal.getsignal(signal.SIGINT)
+    assert after is handler  # put back once the release is over
     assert os.listdir(tmp_path) == []
     assert all(not os.path.exists(b.path) for b in blobs)
     for blob in blobs:
@@ -185,6 +186,8 @@ def test_a_full_non_blocking_output(tmp_path: Path) -> None:
     with pytest.raises(BlockingIOError, match="took none of 400 bytes") as raised:
         Cord(blob).write_to_file(sink)
     assert raised.value.errno == errno.EAGAIN
+    with pytest.raises(BlockingIOError, match="took none of 5 bytes"):
+        Cord(b"bytes").write_to_file(sink)  # a bytes piece, through the Cord's own loop
     blob.close()
 
 
@@ -314,6 +317,21 @@ def test_holes_are_skipped_in_a_fresh_file(tmp_path: Path, tail: bytes) -> None:
     out_path = tmp_path / "out.bin"
     assert _written(blob, out_path) == source.read_bytes()
     assert out_path.stat().st_blocks * 512 < 1 << 20
+    blob.close()
+
+
+def test_every_hole_of_a_file_with_several_is_skipped(tmp_path: Path) -> None:
+    source = tmp_path / "s.bin"
+    with open(source, "wb") as f:  # data, hole, data, hole, data: 4 MiB holes
+        for offset in (0, 4 << 20, 8 << 20):
+            f.seek(offset + 100)
+            f.write(bytes([offset >> 20]) * 5000)
+    if source.stat().st_blocks * 512 > 1 << 20:
+        pytest.skip("this filesystem does not keep holes")
+    blob = FileBackedData(str(source))
+    out_path = tmp_path / "out.bin"
+    assert _written(blob, out_path) == source.read_bytes()
+    assert out_path.stat().st_blocks * 512 < 1 << 20  # the second hole too
     blob.close()
 
 
