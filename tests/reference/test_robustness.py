@@ -106,10 +106,13 @@ def test_a_failure_while_an_interrupt_is_deferred_raises_the_interrupt() -> None
         deliver_sigint()
         raise OSError(errno.EIO, "failed")
 
-    with interrupting(), pytest.raises(KeyboardInterrupt) as raised:
-        file_backed._atomically(fail, lambda _: None)
+    with interrupting():
+        handler = signal.getsignal(signal.SIGINT)  # whatever this process started with
+        with pytest.raises(KeyboardInterrupt) as raised:
+            file_backed._atomically(fail, lambda _: None)
+        after = signal.getsignal(signal.SIGINT)
     assert isinstance(raised.value.__context__, OSError)
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert after is handler is signal.default_int_handler
 
 
 def test_nothing_is_deferred_outside_the_main_thread(tmp_path: Path) -> None:
