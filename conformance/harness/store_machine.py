@@ -662,6 +662,8 @@ class StoreMachine(RuleBasedStateMachine):
         held = [content(b) for b in buffers]
         shown = [_show(h) for h in held]
         twins = [h for h in held if held.count(h) > 1]
+        if twins or held != expected.buffers:
+            self._digests_hold(where, buffers)
         if twins:
             kinds = {self._kind_of(b) for b in buffers if content(b) == twins[0]}
             dedup = "NDS-DEDUP-7" if not twins[0] else "NDS-DEDUP-6" if len(kinds) > 1 else ""
@@ -700,6 +702,21 @@ class StoreMachine(RuleBasedStateMachine):
                 f"{where}: pte_data {actual.pte}, external_data {actual.external}; the model "
                 f"has {expected.pte}, {expected.external}",
                 *after.blame(*_entry_clauses(actual, expected, after)),
+            )
+
+    def _digests_hold(self, where: str, buffers: list[object]) -> None:
+        """Before blaming dedup for buffers it shared or split wrongly: whether each file
+        buffer's ``sha256()``, the digest dedup compares, is its contents' (FBD-HASH-1) or the one
+        supplied (FBD-MOVE-7, the machine supplies true digests)."""
+        for buffer in buffers:
+            label = self._label_of(buffer)
+            record = self.by_name[label] if label else None
+            if record is None or not record.kind.startswith("file") or record.closed:
+                continue
+            check(
+                cast(FileBackedData, buffer).sha256() == hashlib.sha256(record.data).digest(),
+                f"{where}: {record}.sha256() is not the SHA-256 of its contents",
+                "FBD-MOVE-7" if record.digest is not None else "FBD-HASH-1",
             )
 
     def _kind_of(self, buffer: object) -> str:
