@@ -19,6 +19,7 @@ from typing import Any
 
 from ..api import DataEntry, FileBackedData, Implementation
 from .checks import ClauseFailure, blame
+from .checks import check as check_that
 from .helpers import close_each, content, left_behind, placeholders
 
 if sys.version_info >= (3, 11):
@@ -332,6 +333,23 @@ class _Run:
         else:
             raise ValueError(f"unknown operation {op!r}")
 
+    def blame_identity(self, where: str, buffer: object, want: str, data: bytes) -> None:
+        """Without merges, which object an output holds is the store's own doing: another blob
+        of equal contents breaks NDS-DEDUP-5 (the first object is kept), an object no blob is
+        (a copy) NDS-OUT-2. With merges it may be the merge's (NDS-MERGE-2, NDS-MERGE-8): the
+        failure is then the vector's."""
+        if "merge" in self.vector.operations:
+            return
+        names = [n for n, o in self.objects.items() if o is buffer]
+        blobs = self.vector.data["blobs"]
+        check_that(names, f"{where} is a copy, not the object of blob {want!r}", "NDS-OUT-2")
+        check_that(
+            blob_contents(blobs[names[0]]) != data,
+            f"{where} is the object of blob {names[0]!r}, not of {want!r}, which has equal "
+            "contents and was added first",
+            "NDS-DEDUP-5",
+        )
+
     def check(self, number: int, check: Mapping[str, Json]) -> None:
         where = f"{self.vector.id}: check {number} (output {check['output']!r})"
         out = self.outputs[check["output"]]
@@ -341,11 +359,12 @@ class _Run:
                 raise VectorFailure(f"{where}: {len(actual)} buffers, expected {len(expected)}")
             for index, (buffer, want) in enumerate(zip(actual, expected, strict=True)):
                 if isinstance(want, str):
+                    want_data = blob_contents(self.vector.data["blobs"][want])
                     if buffer is not self.objects[want]:
+                        self.blame_identity(f"{where}: buffer {index}", buffer, want, want_data)
                         raise VectorFailure(
                             f"{where}: buffer {index} is not the object of blob {want!r}"
                         )
-                    want_data = blob_contents(self.vector.data["blobs"][want])
                 else:
                     want_data = blob_contents(want)
                 if content(buffer) != want_data:
