@@ -30,6 +30,9 @@ from conformance.harness.helpers import (
 )
 
 clause = pytest.mark.clause
+relies_on = pytest.mark.relies_on
+# other_output() has a moved file that a bytes blob shares (by digest), seen by identity
+SHARING = ("FBD-MOVE-1", "FBD-HASH-1", "NDS-DEDUP-6", "NDS-DEDUP-5", "NDS-OUT-2")
 
 Blob = bytes | FileBackedData
 
@@ -91,6 +94,7 @@ def other_output(impl: Implementation, blobs: Blobs) -> tuple[NamedDataStoreOutp
 
 class TestOutput:
     @clause("NDS-OUT-1")
+    @relies_on("NDS-ADD-7", "NDS-DEDUP-1")  # layouts kept as given; alias shares inline's buffer
     def test_output_describes_the_store(self, impl: Implementation, blobs: Blobs) -> None:
         store = impl.NamedDataStore()
         store.add_named_data("inline", b"one", 2)
@@ -104,6 +108,7 @@ class TestOutput:
         )
 
     @clause("NDS-OUT-1")
+    @relies_on("NDS-KEY-3", "NDS-ADD-3")  # the adds that may leave a map behind must fail
     def test_no_empty_tag_map(self, impl: Implementation) -> None:
         store = impl.NamedDataStore()
         assert state(store) == State((), (), ())
@@ -170,6 +175,7 @@ class TestOutput:
 
 class TestMerge:
     @clause("NDS-MERGE-1")
+    @relies_on(*SHARING)  # y shares on_disk's buffer; the state compared holds identities
     def test_replays_inline_first_then_each_tag_in_order(
         self, impl: Implementation, blobs: Blobs
     ) -> None:
@@ -229,7 +235,17 @@ class TestMerge:
         readable(impl, mine, PREFIX + b"moved file")
 
     @clause("NDS-MERGE-2", "NDS-MERGE-3")
-    @pytest.mark.parametrize("kinds", [("file", "file"), ("bytes", "file"), ("file", "bytes")])
+    # the two sides share by digest (NDS-DEDUP-6 across kinds), and the target keeps its own
+    # object, seen by identity
+    @relies_on("FBD-MOVE-1", "FBD-HASH-1", "NDS-DEDUP-5", "NDS-OUT-2")
+    @pytest.mark.parametrize(
+        "kinds",
+        [
+            ("file", "file"),
+            pytest.param(("bytes", "file"), marks=relies_on("NDS-DEDUP-6")),
+            pytest.param(("file", "bytes"), marks=relies_on("NDS-DEDUP-6")),
+        ],
+    )
     def test_dedup_keeps_each_side_its_own_object(
         self, impl: Implementation, blobs: Blobs, kinds: tuple[str, str]
     ) -> None:
@@ -256,6 +272,8 @@ class TestMerge:
         assert again.get_named_data_store_output().buffers[0] is theirs
 
     @clause("NDS-MERGE-4")
+    # merging the output again needs it unchanged (NDS-MERGE-2) and its files open (NDS-MERGE-3)
+    @relies_on(*SHARING, "NDS-MERGE-2", "NDS-MERGE-3")
     def test_same_output_into_several_stores_and_twice(
         self, impl: Implementation, blobs: Blobs
     ) -> None:
@@ -420,6 +438,8 @@ class TestMergeProperty:
     """Merging, as a property over random stores."""
 
     @clause("NDS-MERGE-1", "NDS-MERGE-2", "NDS-MERGE-4")
+    # a merge is a replay of add: what each key holds afterwards is add's dedup, by identity
+    @relies_on("NDS-DEDUP-1", "NDS-DEDUP-2", "NDS-DEDUP-5", "NDS-OUT-2")
     # ``impl`` is an immutable description, so it may be function-scoped (a user's override):
     # sharing it across examples is right, and Hypothesis's health check would refuse it.
     @settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
