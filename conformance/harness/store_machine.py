@@ -664,6 +664,15 @@ class StoreMachine(RuleBasedStateMachine):
         twins = [h for h in held if held.count(h) > 1]
         if twins or held != expected.buffers:
             self._digests_hold(where, buffers)
+        actual = self.read_output(out)
+        keys = sorted(k for k, _, _ in actual.entries())
+        wanted = sorted(k for k, _, _ in expected.entries())
+        if keys != wanted:  # a key lost or gained explains buffers lost or gained, not dedup
+            check(
+                False,
+                f"{where}: keys {keys}, the model has {wanted}",
+                *after.blame(*_entry_clauses(actual, expected, after)),
+            )
         if twins:
             kinds = {self._kind_of(b) for b in buffers if content(b) == twins[0]}
             dedup = "NDS-DEDUP-7" if not twins[0] else "NDS-DEDUP-6" if len(kinds) > 1 else ""
@@ -695,7 +704,6 @@ class StoreMachine(RuleBasedStateMachine):
                     f"added first, but {self.by_name[other] if other else 'a copy'}",
                     *after.blame("NDS-DEDUP-5" if other else "NDS-OUT-2"),
                 )
-        actual = self.read_output(out)
         if actual.pte != expected.pte or actual.external != expected.external:
             check(
                 False,

@@ -213,6 +213,9 @@ def relies_on(vector: Vector) -> tuple[str, ...]:
             found.append("NDS-DEDUP-5")
     if merges:
         found.append("NDS-KEY-1")  # a merged output has at most one entry per key
+        found.append("NDS-MERGE-1")  # a merge replays every entry of the output
+        # a merge expected to fail fails by the clause that requires its error
+        found.extend(c for op, c in _model_errors(vector).values() if op == "merge")
     if merges and files:
         found.append("NDS-MERGE-3")  # the merged output's files are read and closed later
     merged = [i for i, step in enumerate(steps) if step["op"] == "merge"]
@@ -222,15 +225,14 @@ def relies_on(vector: Vector) -> tuple[str, ...]:
         found.append("NDS-MERGE-2")  # an output is used again after a merge of it
     if any(step["op"] == "externalize" and step["expect"] == "ok" for step in steps):
         found.append("NDS-EXT-2")  # externalized entries are looked for under their shards only
-    return tuple(c for c in found if c not in vector.clauses)
+    return tuple(c for c in dict.fromkeys(found) if c not in vector.clauses)
 
 
-def required_by(vector: Vector) -> dict[int, tuple[str, ...]]:
-    """For each step (by number) at which the model raises an error a clause requires: that
-    clause. A step that does not fail as expected there breaks that clause, whichever clauses the
-    vector names (a merge's conflicting key breaks NDS-MERGE-5, as an add's NDS-KEY-3)."""
+def _model_errors(vector: Vector) -> dict[int, tuple[str, str]]:
+    """For each step (by number) at which the model raises an error a clause requires: the step's
+    operation and that clause (a merge's conflicting key: NDS-MERGE-5; an add's: NDS-KEY-3)."""
     run = _ModelRun(vector.data, vector.profile, vector.id)
-    found: dict[int, tuple[str, ...]] = {}
+    found: dict[int, tuple[str, str]] = {}
     for number, step in enumerate(vector.data["steps"], start=1):
         try:
             outcome, _ = run.step(_where(vector, number, step), step)
@@ -238,10 +240,20 @@ def required_by(vector: Vector) -> dict[int, tuple[str, ...]]:
             break
         clause = None if outcome is None else clause_of(outcome)
         if clause is not None:
+            merge = step["op"] == "merge"
             found[number] = (
-                ("NDS-MERGE-5",) if (step["op"], clause) == ("merge", "NDS-KEY-3") else (clause,)
+                step["op"],
+                "NDS-MERGE-5" if merge and clause == "NDS-KEY-3" else clause,
             )
     return found
+
+
+def required_by(vector: Vector) -> dict[int, tuple[str, ...]]:
+    """For each step but a merge (by number) at which the model raises an error a clause
+    requires: that clause. Such a step that does not fail as expected breaks that clause, whichever
+    the vector names. A merge raises only for an entry it replays (NDS-MERGE-1), so a merge's error
+    is one the vector relies on instead (:func:`relies_on`)."""
+    return {n: (c,) for n, (op, c) in _model_errors(vector).items() if op != "merge"}
 
 
 # -- outcomes ------------------------------------------------------------------------------------
