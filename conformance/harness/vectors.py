@@ -285,6 +285,10 @@ def _check_outcome(
 # -- replay against an implementation ------------------------------------------------------------
 
 
+def _keys(out: Any) -> set[str]:
+    return {*out.pte_data, *(k for entries in out.external_data.values() for k in entries)}
+
+
 def _entries_of(where: str, actual: Mapping[str, DataEntry], expected: Mapping[str, Json]) -> None:
     if set(actual) != set(expected):
         raise VectorFailure(f"{where}: keys {sorted(actual)} != expected {sorted(expected)}")
@@ -309,6 +313,8 @@ class _Run:
         self.files: list[FileBackedData] = []
         self.stores: dict[str, Any] = {}
         self.outputs: dict[str, Any] = {}
+        self.merged: dict[str, list[str]] = {}  # store -> the outputs merged into it
+        self.taken: dict[str, list[str]] = {}  # output -> the outputs merged into its store then
 
     def make_blobs(self) -> None:
         for number, (name, definition) in enumerate(self.vector.data["blobs"].items()):
@@ -339,8 +345,10 @@ class _Run:
                 tensor_layout=step.get("layout"),
             )
         elif op == "output":
+            self.taken[step["as"]] = list(self.merged.get(step["store"], ()))
             self.outputs[step["as"]] = self.store(step["store"]).get_named_data_store_output()
         elif op == "merge":
+            self.merged.setdefault(step["store"], []).append(step["output"])
             self.store(step["store"]).merge_named_data_store(self.outputs[step["output"]])
         elif op == "externalize":
             self.store(step["store"]).externalize_pte_data(
@@ -369,9 +377,24 @@ class _Run:
             "NDS-DEDUP-5",
         )
 
+    def blame_lost_keys(self, where: str, out: Any, check: Mapping[str, Json]) -> None:
+        """An expected key missing from an output, that an output merged into its store holds,
+        was dropped by the merge (NDS-MERGE-1): the buffers and entries it explains are checked
+        after."""
+        if "pte" not in check or "external" not in check:
+            return
+        expected = {*check["pte"], *(k for entries in check["external"].values() for k in entries)}
+        lost = sorted(
+            key
+            for key in expected - _keys(out)
+            if any(key in _keys(self.outputs[name]) for name in self.taken[check["output"]])
+        )
+        check_that(not lost, f"{where}: keys {lost} of a merged output are missing", "NDS-MERGE-1")
+
     def check(self, number: int, check: Mapping[str, Json]) -> None:
         where = f"{self.vector.id}: check {number} (output {check['output']!r})"
         out = self.outputs[check["output"]]
+        self.blame_lost_keys(where, out, check)
         if "buffers" in check:
             actual, expected = list(out.buffers), check["buffers"]
             if len(actual) != len(expected):

@@ -18,6 +18,7 @@ from conformance.api import (
     NamedDataStore,
     NamedDataStoreOutput,
 )
+from conformance.harness.checks import blame, check
 from conformance.harness.helpers import (
     PREFIX,
     Blobs,
@@ -205,7 +206,7 @@ class TestMerge:
         )
 
     @clause("NDS-MERGE-2")
-    @relies_on(REPLAY)
+    @relies_on(REPLAY, "NDS-MERGE-3")  # other's files are read to see them unchanged
     def test_other_is_not_mutated(self, impl: Implementation, blobs: Blobs) -> None:
         other, _ = other_output(impl, blobs)
         before = deep(impl, other)
@@ -219,7 +220,6 @@ class TestMerge:
         assert deep(impl, other) == before
 
     @clause("NDS-MERGE-3")
-    @relies_on(REPLAY)
     def test_files_of_other_stay_open_and_readable(
         self, impl: Implementation, blobs: Blobs
     ) -> None:
@@ -232,12 +232,13 @@ class TestMerge:
             target.merge_named_data_store(other)
             del target
             gc.collect()
-        for blob in made:
-            if not isinstance(blob, bytes):
-                readable(
-                    impl, blob, PREFIX + (b"moved file" if blob is made[1] else b"wrapped file")
-                )
-        readable(impl, mine, PREFIX + b"moved file")
+        with blame("NDS-MERGE-3"):
+            for blob in made:
+                if not isinstance(blob, bytes):
+                    readable(
+                        impl, blob, PREFIX + (b"moved file" if blob is made[1] else b"wrapped file")
+                    )
+            readable(impl, mine, PREFIX + b"moved file")
 
     @clause("NDS-MERGE-2", "NDS-MERGE-3")
     # the two sides share by digest (NDS-DEDUP-6 across kinds), and the target keeps its own
@@ -269,9 +270,10 @@ class TestMerge:
         assert len(target.get_named_data_store_output().buffers) == 1
         assert target.get_named_data_store_output().buffers[0] is mine
         assert len(other.buffers) == 1 and other.buffers[0] is theirs
-        for each in (theirs, mine):
-            if not isinstance(each, bytes):
-                readable(impl, each, data)
+        with blame("NDS-MERGE-3"):
+            for each in (theirs, mine):
+                if not isinstance(each, bytes):
+                    readable(impl, each, data)
         again = impl.NamedDataStore()
         again.merge_named_data_store(other)
         assert again.get_named_data_store_output().buffers[0] is theirs
@@ -304,8 +306,9 @@ class TestMerge:
         assert {*merged.pte_data, *(k for m in merged.external_data.values() for k in m)} == keys
 
     @clause("NDS-MERGE-5")
-    @relies_on(REPLAY)
-    @pytest.mark.parametrize("tag", [None, "model"], ids=["inline", "external"])
+    @pytest.mark.parametrize(
+        "tag", [None, pytest.param("model", marks=relies_on(REPLAY))], ids=["inline", "external"]
+    )
     def test_conflict_raises(self, impl: Implementation, blobs: Blobs, tag: str | None) -> None:
         source = impl.NamedDataStore()
         source.add_named_data("key.1", blobs.moved(b"data2 longer"), 1, tag)
@@ -475,10 +478,10 @@ class TestMergeProperty:
         before = deep(impl, other)
         target.merge_named_data_store(other)
         merged = state(target)
-        assert deep(impl, other) == before
+        check(deep(impl, other) == before, "the merge changed other", "NDS-MERGE-2")
         target.merge_named_data_store(other)
-        assert state(target) == merged
-        assert deep(impl, other) == before
+        check(state(target) == merged, "merging again changed the target", "NDS-MERGE-4")
+        check(deep(impl, other) == before, "merging again changed other", "NDS-MERGE-2")
         out = target.get_named_data_store_output()
         contents = {
             k: content(out.buffers[e.buffer_index])
@@ -488,6 +491,7 @@ class TestMergeProperty:
         expected = {f"shared{j}": f"shared {j}".encode() for j in shared}
         expected |= {f"mine{i}": data for i, (data, _, _) in enumerate(mine)}
         expected |= {f"theirs{i}": data for i, (data, _, _) in enumerate(theirs)}
+        check(set(contents) == set(expected), f"keys {sorted(contents)} merged", "NDS-MERGE-1")
         assert contents == expected
         assert sorted(content(b) for b in out.buffers) == sorted(set(expected.values()))
 
