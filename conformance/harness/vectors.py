@@ -214,8 +214,10 @@ def relies_on(vector: Vector) -> tuple[str, ...]:
     if merges:
         found.append("NDS-KEY-1")  # a merged output has at most one entry per key
         found.append("NDS-MERGE-1")  # a merge replays every entry of the output
-        # a merge expected to fail fails by the clause that requires its error
-        found.extend(c for op, c in _model_errors(vector).values() if op == "merge")
+    if any(step.get("layout") is not None for step in steps):
+        found.append("NDS-ADD-7")  # layouts are compared with the ones stored
+    # an expected error not blamed on its clause alone is still that clause's to raise
+    found.extend(c for op, c in _model_errors(vector).values() if not _blamed(vector, op, c))
     if merges and files:
         found.append("NDS-MERGE-3")  # the merged output's files are read and closed later
     merged = [i for i, step in enumerate(steps) if step["op"] == "merge"]
@@ -248,12 +250,27 @@ def _model_errors(vector: Vector) -> dict[int, tuple[str, str]]:
     return found
 
 
+def _compares(vector: Vector) -> bool:
+    """Whether the vector's key conflicts are judged by what a store compares besides the bytes:
+    the digest of a file (FBD-HASH-1) or a supplied one (FBD-MOVE-7, NDS-KEY-4, NDS-DEDUP-10)."""
+    return any(b.get("as") == "file" or "sha256" in b for b in vector.data["blobs"].values())
+
+
+def _blamed(vector: Vector, op: str, clause: str) -> bool:
+    """Whether a step's missing error is its clause's alone: not a merge's (a merge raises only
+    for an entry it replays, NDS-MERGE-1), not a re-added layout's (NDS-KEY-6 compares with the
+    layout stored, NDS-ADD-7), not a conflict judged by a file's or a supplied digest."""
+    if op == "merge" or clause == "NDS-KEY-6":
+        return False
+    return not (clause == "NDS-KEY-3" and _compares(vector))
+
+
 def required_by(vector: Vector) -> dict[int, tuple[str, ...]]:
-    """For each step but a merge (by number) at which the model raises an error a clause
-    requires: that clause. Such a step that does not fail as expected breaks that clause, whichever
-    the vector names. A merge raises only for an entry it replays (NDS-MERGE-1), so a merge's error
-    is one the vector relies on instead (:func:`relies_on`)."""
-    return {n: (c,) for n, (op, c) in _model_errors(vector).items() if op != "merge"}
+    """For each step (by number) at which the model raises an error a clause requires, and which
+    fails by that clause alone (see ``_blamed``): that clause. Such a step that does not fail as
+    expected breaks that clause, whichever the vector names. The other errors a vector expects are
+    ones it relies on (:func:`relies_on`)."""
+    return {n: (c,) for n, (op, c) in _model_errors(vector).items() if _blamed(vector, op, c)}
 
 
 # -- outcomes ------------------------------------------------------------------------------------
@@ -289,13 +306,20 @@ def _keys(out: Any) -> set[str]:
     return {*out.pte_data, *(k for entries in out.external_data.values() for k in entries)}
 
 
-def _entries_of(where: str, actual: Mapping[str, DataEntry], expected: Mapping[str, Json]) -> None:
+def _entries_of(
+    where: str, actual: Mapping[str, DataEntry], expected: Mapping[str, Json], layouts: bool
+) -> None:
     if set(actual) != set(expected):
         raise VectorFailure(f"{where}: keys {sorted(actual)} != expected {sorted(expected)}")
     for key, entry in expected.items():
         got = actual[key]
         have = (got.buffer_index, got.alignment, got.tensor_layout)
         want = (entry["buffer"], entry["alignment"], entry.get("layout"))
+        check_that(  # without merges a layout comes from an add alone (with merges, NDS-MERGE-1)
+            not layouts or have[:2] != want[:2] or have[2] == want[2],
+            f"{where}[{key!r}]: layout {have[2]!r} != expected {want[2]!r}",
+            "NDS-ADD-7",
+        )
         if have != want:
             raise VectorFailure(
                 f"{where}[{key!r}]: (buffer, alignment, layout) {have!r} != expected {want!r}"
@@ -314,6 +338,7 @@ class _Run:
         self.stores: dict[str, Any] = {}
         self.outputs: dict[str, Any] = {}
         self.merged: dict[str, list[str]] = {}  # store -> the outputs merged into it
+        self.layouts = "merge" not in vector.operations  # a wrong layout is NDS-ADD-7's
         self.taken: dict[str, list[str]] = {}  # output -> the outputs merged into its store then
 
     def make_blobs(self) -> None:
@@ -422,7 +447,7 @@ class _Run:
                 if content(buffer) != want_data:
                     raise VectorFailure(f"{where}: buffer {index} does not hold its contents")
         if "pte" in check:
-            _entries_of(f"{where} pte_data", out.pte_data, check["pte"])
+            _entries_of(f"{where} pte_data", out.pte_data, check["pte"], self.layouts)
         if "external" in check:
             expected_tags = check["external"]
             if set(out.external_data) != set(expected_tags):
@@ -431,7 +456,9 @@ class _Run:
                     f"!= expected {sorted(expected_tags)}"
                 )
             for tag, entries in expected_tags.items():
-                _entries_of(f"{where} external_data[{tag!r}]", out.external_data[tag], entries)
+                _entries_of(
+                    f"{where} external_data[{tag!r}]", out.external_data[tag], entries, self.layouts
+                )
 
 
 def replay(vector: Vector, impl: Implementation, directory: Path) -> None:

@@ -289,6 +289,7 @@ class TestAtomicAdd:
 
 class TestKeys:
     @clause("NDS-KEY-5")
+    @relies_on("NDS-ADD-7")  # the third re-add differs from the layout stored
     def test_a_re_add_fails_on_the_first_difference_in_order(self, impl: Implementation) -> None:
         """Contents, then place, then layout; alignment only when the rest agrees."""
         store = impl.NamedDataStore()
@@ -478,6 +479,7 @@ class TestKeys:
         assert state(store) == before
 
     @clause("NDS-KEY-6")
+    @relies_on("NDS-ADD-7")  # the re-added layout is compared with the one stored
     @pytest.mark.parametrize(
         ("old", "new"), [(L1, L2), (None, L1), (L1, None)], ids=["other", "added", "dropped"]
     )
