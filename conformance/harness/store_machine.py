@@ -662,6 +662,17 @@ class StoreMachine(RuleBasedStateMachine):
         held = [content(b) for b in buffers]
         shown = [_show(h) for h in held]
         twins = [h for h in held if held.count(h) > 1]
+        if twins or held != expected.buffers:
+            self._digests_hold(where, buffers)
+        actual = self.read_output(out)
+        keys = sorted(k for k, _, _ in actual.entries())
+        wanted = sorted(k for k, _, _ in expected.entries())
+        if keys != wanted:  # a key lost or gained explains buffers lost or gained, not dedup
+            check(
+                False,
+                f"{where}: keys {keys}, the model has {wanted}",
+                *after.blame(*_entry_clauses(actual, expected, after)),
+            )
         if twins:
             kinds = {self._kind_of(b) for b in buffers if content(b) == twins[0]}
             dedup = "NDS-DEDUP-7" if not twins[0] else "NDS-DEDUP-6" if len(kinds) > 1 else ""
@@ -693,13 +704,27 @@ class StoreMachine(RuleBasedStateMachine):
                     f"added first, but {self.by_name[other] if other else 'a copy'}",
                     *after.blame("NDS-DEDUP-5" if other else "NDS-OUT-2"),
                 )
-        actual = self.read_output(out)
         if actual.pte != expected.pte or actual.external != expected.external:
             check(
                 False,
                 f"{where}: pte_data {actual.pte}, external_data {actual.external}; the model "
                 f"has {expected.pte}, {expected.external}",
                 *after.blame(*_entry_clauses(actual, expected, after)),
+            )
+
+    def _digests_hold(self, where: str, buffers: list[object]) -> None:
+        """Before blaming dedup for buffers it shared or split wrongly: whether each file
+        buffer's ``sha256()``, the digest dedup compares, is its contents' (FBD-HASH-1) or the one
+        supplied (FBD-MOVE-7; the machine supplies true digests), 32 raw bytes (FBD-HASH-1)."""
+        records = [self.by_name[label] for label in map(self._label_of, buffers) if label]
+        files = [r for r in records if r.kind.startswith("file") and not r.closed]
+        for record in sorted(files, key=lambda r: r.digest is not None):  # computed ones first
+            got = cast(FileBackedData, record.obj).sha256()
+            raw = isinstance(got, bytes) and len(got) == 32  # any sha256() returns that
+            check(
+                got == hashlib.sha256(record.data).digest(),
+                f"{where}: {record}.sha256() is {got!r}, not the SHA-256 of its contents",
+                "FBD-MOVE-7" if record.digest is not None and raw else "FBD-HASH-1",
             )
 
     def _kind_of(self, buffer: object) -> str:

@@ -8,6 +8,7 @@ replay here is that algorithm, in Python.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import sys
@@ -18,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ..api import DataEntry, FileBackedData, Implementation
-from .checks import ClauseFailure
+from .checks import ClauseFailure, blame
+from .checks import check as check_that
 from .helpers import close_each, content, left_behind, placeholders
 
 if sys.version_info >= (3, 11):
@@ -26,7 +28,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     from importlib.abc import Traversable
 
-from .model import Entry, ExactValueError, Model, Output, Profile, Unspecified
+from .model import Entry, ExactValueError, Model, Output, Profile, Unspecified, clause_of
 
 __all__ = [
     "ERRORS",
@@ -36,8 +38,10 @@ __all__ = [
     "describe",
     "load_schema",
     "load_vectors",
+    "relies_on",
     "replay",
     "replay_model",
+    "required_by",
     "vectors_dir",
 ]
 
@@ -166,6 +170,109 @@ def _digest(definition: Mapping[str, Json]) -> bytes | None:
     return None if supplied is None else bytes.fromhex(supplied)
 
 
+def _identity(definition: Mapping[str, Json]) -> tuple[int, bytes]:
+    """What a store tells blobs apart by: length and digest (the supplied one, if any)."""
+    data = blob_contents(definition)
+    return len(data), _digest(definition) or hashlib.sha256(data).digest()
+
+
+# -- what a vector relies on ---------------------------------------------------------------------
+
+
+def relies_on(vector: Vector) -> tuple[str, ...]:
+    """The clauses whose behaviour ``vector`` uses to observe its own (its test's ``relies_on``),
+    derived from what it uses, as ``spec/vectors/README.md`` states; its own clauses left out."""
+    blobs: Mapping[str, Json] = vector.data["blobs"]
+    steps = vector.data["steps"]
+    checks = vector.data["checks"]
+    contents = {name: blob_contents(definition) for name, definition in blobs.items()}
+    files = [name for name, definition in blobs.items() if definition.get("as") == "file"]
+    added = [step["blob"] for step in steps if step["op"] == "add"]
+    merges = [step for step in steps if step["op"] == "merge"]
+    lengths = [len(contents[name]) for name in added]
+    # a file blob may have its digest compared when another add has its length (a fingerprint
+    # match, a re-added key) or when a merge replays it into a store that may hold it
+    compared = [n for n in files if merges or lengths.count(len(contents[n])) > 1]
+    named = {item for check in checks for item in check.get("buffers", ()) if isinstance(item, str)}
+    found: list[str] = []
+    if files:
+        found.append("FBD-MOVE-1")  # every file blob is made with move_from
+    if any("sha256" not in blobs[n] for n in compared):
+        found.append("FBD-HASH-1")  # the digest compared is sha256()'s
+    if any("sha256" in blobs[n] for n in compared):
+        found.append("FBD-MOVE-7")  # the digest compared is the one supplied to move_from
+    if any(check.get("buffers") for check in checks) and any(
+        blobs[n].get("as") == "file" for n in set(added)
+    ):
+        found.append("FBD-READ-2")  # a file buffer's contents are read with to_bytes()
+    if named:
+        found.append("NDS-OUT-2")  # a named buffer is checked by identity
+        if any(
+            _identity(blobs[a]) == _identity(blobs[b]) for a in named for b in set(added) if a != b
+        ):  # and is the object kept of several equal blobs only if the first one is kept
+            found.append("NDS-DEDUP-5")
+    if merges:
+        found.append("NDS-KEY-1")  # a merged output has at most one entry per key
+        found.append("NDS-MERGE-1")  # a merge replays every entry of the output
+    if any(step.get("layout") is not None for step in steps):
+        found.append("NDS-ADD-7")  # layouts are compared with the ones stored
+    # an expected error not blamed on its clause alone is still that clause's to raise
+    found.extend(c for op, c in _model_errors(vector).values() if not _blamed(vector, op, c))
+    if merges and files:
+        found.append("NDS-MERGE-3")  # the merged output's files are read and closed later
+    merged = [i for i, step in enumerate(steps) if step["op"] == "merge"]
+    if any(
+        later.get("output") == steps[i]["output"] for i in merged for later in steps[i + 1 :]
+    ) or any(check["output"] == steps[i]["output"] for i in merged for check in checks):
+        found.append("NDS-MERGE-2")  # an output is used again after a merge of it
+    if any(step["op"] == "externalize" and step["expect"] == "ok" for step in steps):
+        found.append("NDS-EXT-2")  # externalized entries are looked for under their shards only
+    return tuple(c for c in dict.fromkeys(found) if c not in vector.clauses)
+
+
+def _model_errors(vector: Vector) -> dict[int, tuple[str, str]]:
+    """For each step (by number) at which the model raises an error a clause requires: the step's
+    operation and that clause (a merge's conflicting key: NDS-MERGE-5; an add's: NDS-KEY-3)."""
+    run = _ModelRun(vector.data, vector.profile, vector.id)
+    found: dict[int, tuple[str, str]] = {}
+    for number, step in enumerate(vector.data["steps"], start=1):
+        try:
+            outcome, _ = run.step(_where(vector, number, step), step)
+        except VectorFailure:  # not a valid vector: tests/test_vectors.py says why
+            break
+        clause = None if outcome is None else clause_of(outcome)
+        if clause is not None:
+            merge = step["op"] == "merge"
+            found[number] = (
+                step["op"],
+                "NDS-MERGE-5" if merge and clause == "NDS-KEY-3" else clause,
+            )
+    return found
+
+
+def _compares(vector: Vector) -> bool:
+    """Whether the vector's key conflicts are judged by what a store compares besides the bytes:
+    the digest of a file (FBD-HASH-1) or a supplied one (FBD-MOVE-7, NDS-KEY-4, NDS-DEDUP-10)."""
+    return any(b.get("as") == "file" or "sha256" in b for b in vector.data["blobs"].values())
+
+
+def _blamed(vector: Vector, op: str, clause: str) -> bool:
+    """Whether a step's missing error is its clause's alone: not a merge's (a merge raises only
+    for an entry it replays, NDS-MERGE-1), not a re-added layout's (NDS-KEY-6 compares with the
+    layout stored, NDS-ADD-7), not a conflict judged by a file's or a supplied digest."""
+    if op == "merge" or clause == "NDS-KEY-6":
+        return False
+    return not (clause == "NDS-KEY-3" and _compares(vector))
+
+
+def required_by(vector: Vector) -> dict[int, tuple[str, ...]]:
+    """For each step (by number) at which the model raises an error a clause requires, and which
+    fails by that clause alone (see ``_blamed``): that clause. Such a step that does not fail as
+    expected breaks that clause, whichever the vector names. The other errors a vector expects are
+    ones it relies on (:func:`relies_on`)."""
+    return {n: (c,) for n, (op, c) in _model_errors(vector).items() if _blamed(vector, op, c)}
+
+
 # -- outcomes ------------------------------------------------------------------------------------
 
 
@@ -195,13 +302,24 @@ def _check_outcome(
 # -- replay against an implementation ------------------------------------------------------------
 
 
-def _entries_of(where: str, actual: Mapping[str, DataEntry], expected: Mapping[str, Json]) -> None:
+def _keys(out: Any) -> set[str]:
+    return {*out.pte_data, *(k for entries in out.external_data.values() for k in entries)}
+
+
+def _entries_of(
+    where: str, actual: Mapping[str, DataEntry], expected: Mapping[str, Json], layouts: bool
+) -> None:
     if set(actual) != set(expected):
         raise VectorFailure(f"{where}: keys {sorted(actual)} != expected {sorted(expected)}")
     for key, entry in expected.items():
         got = actual[key]
         have = (got.buffer_index, got.alignment, got.tensor_layout)
         want = (entry["buffer"], entry["alignment"], entry.get("layout"))
+        check_that(  # without merges a layout comes from an add alone (with merges, NDS-MERGE-1)
+            not layouts or have[:2] != want[:2] or have[2] == want[2],
+            f"{where}[{key!r}]: layout {have[2]!r} != expected {want[2]!r}",
+            "NDS-ADD-7",
+        )
         if have != want:
             raise VectorFailure(
                 f"{where}[{key!r}]: (buffer, alignment, layout) {have!r} != expected {want!r}"
@@ -219,6 +337,9 @@ class _Run:
         self.files: list[FileBackedData] = []
         self.stores: dict[str, Any] = {}
         self.outputs: dict[str, Any] = {}
+        self.merged: dict[str, list[str]] = {}  # store -> the outputs merged into it
+        self.layouts = "merge" not in vector.operations  # a wrong layout is NDS-ADD-7's
+        self.taken: dict[str, list[str]] = {}  # output -> the outputs merged into its store then
 
     def make_blobs(self) -> None:
         for number, (name, definition) in enumerate(self.vector.data["blobs"].items()):
@@ -249,8 +370,10 @@ class _Run:
                 tensor_layout=step.get("layout"),
             )
         elif op == "output":
+            self.taken[step["as"]] = list(self.merged.get(step["store"], ()))
             self.outputs[step["as"]] = self.store(step["store"]).get_named_data_store_output()
         elif op == "merge":
+            self.merged.setdefault(step["store"], []).append(step["output"])
             self.store(step["store"]).merge_named_data_store(self.outputs[step["output"]])
         elif op == "externalize":
             self.store(step["store"]).externalize_pte_data(
@@ -262,26 +385,69 @@ class _Run:
         else:
             raise ValueError(f"unknown operation {op!r}")
 
+    def blame_identity(self, where: str, buffer: object, want: str) -> None:
+        """Without merges, which object an output holds is the store's own doing: another blob
+        of equal contents breaks NDS-DEDUP-5 (the first object is kept), an object no blob is
+        (a copy) NDS-OUT-2. With merges it may be the merge's (NDS-MERGE-2, NDS-MERGE-8): the
+        failure is then the vector's."""
+        if "merge" in self.vector.operations:
+            return
+        names = [n for n, o in self.objects.items() if o is buffer]
+        blobs = self.vector.data["blobs"]
+        check_that(names, f"{where} is a copy, not the object of blob {want!r}", "NDS-OUT-2")
+        check_that(
+            _identity(blobs[names[0]]) != _identity(blobs[want]),
+            f"{where} is the object of blob {names[0]!r}, not of {want!r}, which is equal to it "
+            "(length and digest) and was added first",
+            "NDS-DEDUP-5",
+        )
+
+    def blame_lost_keys(self, where: str, out: Any, check: Mapping[str, Json]) -> None:
+        """An expected key missing from an output, that an output merged into its store holds,
+        was dropped by the merge (NDS-MERGE-1): the buffers and entries it explains are checked
+        after."""
+        if "pte" not in check or "external" not in check:
+            return
+        expected = {*check["pte"], *(k for entries in check["external"].values() for k in entries)}
+        lost = sorted(
+            key
+            for key in expected - _keys(out)
+            if any(key in _keys(self.outputs[name]) for name in self.taken[check["output"]])
+        )
+        check_that(not lost, f"{where}: keys {lost} of a merged output are missing", "NDS-MERGE-1")
+
     def check(self, number: int, check: Mapping[str, Json]) -> None:
         where = f"{self.vector.id}: check {number} (output {check['output']!r})"
         out = self.outputs[check["output"]]
+        self.blame_lost_keys(where, out, check)
         if "buffers" in check:
             actual, expected = list(out.buffers), check["buffers"]
             if len(actual) != len(expected):
-                raise VectorFailure(f"{where}: {len(actual)} buffers, expected {len(expected)}")
+                failure = f"{where}: {len(actual)} buffers, expected {len(expected)}"
+                # every add did as expected, so without merges or supplied digests (by which
+                # different contents may be equal, NDS-DEDUP-10) fewer buffers means that blobs
+                # of different contents share one
+                shared = (
+                    len(actual) < len(expected)
+                    and "merge" not in self.vector.operations
+                    and not any("sha256" in b for b in self.vector.data["blobs"].values())
+                )
+                check_that(not shared, failure, "NDS-DEDUP-2")
+                raise VectorFailure(failure)
             for index, (buffer, want) in enumerate(zip(actual, expected, strict=True)):
                 if isinstance(want, str):
+                    want_data = blob_contents(self.vector.data["blobs"][want])
                     if buffer is not self.objects[want]:
+                        self.blame_identity(f"{where}: buffer {index}", buffer, want)
                         raise VectorFailure(
                             f"{where}: buffer {index} is not the object of blob {want!r}"
                         )
-                    want_data = blob_contents(self.vector.data["blobs"][want])
                 else:
                     want_data = blob_contents(want)
                 if content(buffer) != want_data:
                     raise VectorFailure(f"{where}: buffer {index} does not hold its contents")
         if "pte" in check:
-            _entries_of(f"{where} pte_data", out.pte_data, check["pte"])
+            _entries_of(f"{where} pte_data", out.pte_data, check["pte"], self.layouts)
         if "external" in check:
             expected_tags = check["external"]
             if set(out.external_data) != set(expected_tags):
@@ -290,7 +456,9 @@ class _Run:
                     f"!= expected {sorted(expected_tags)}"
                 )
             for tag, entries in expected_tags.items():
-                _entries_of(f"{where} external_data[{tag!r}]", out.external_data[tag], entries)
+                _entries_of(
+                    f"{where} external_data[{tag!r}]", out.external_data[tag], entries, self.layouts
+                )
 
 
 def replay(vector: Vector, impl: Implementation, directory: Path) -> None:
@@ -298,6 +466,7 @@ def replay(vector: Vector, impl: Implementation, directory: Path) -> None:
     at the first expectation that does not hold. Every object made is closed at the end, and no
     placeholder may be left in ``directory``."""
     run = _Run(vector, impl, directory)
+    required = required_by(vector)
     try:
         run.make_blobs()
         for number, step in enumerate(vector.data["steps"], start=1):
@@ -306,7 +475,11 @@ def replay(vector: Vector, impl: Implementation, directory: Path) -> None:
                 run.step(step)
             except Exception as exc:  # compared with the expectation
                 outcome = exc
-            _check_outcome(_where(vector, number, step), step["expect"], outcome)
+            if step["expect"] != "ok" and number in required:
+                with blame(*required[number]):  # an error the spec requires, not raised as it says
+                    _check_outcome(_where(vector, number, step), step["expect"], outcome)
+            else:
+                _check_outcome(_where(vector, number, step), step["expect"], outcome)
         for number, check in enumerate(vector.data["checks"], start=1):
             run.check(number, check)
     finally:

@@ -20,10 +20,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conformance.api import FileBackedData, Implementation, NamedDataStore
+from conformance.harness.checks import check
 from conformance.harness.helpers import PREFIX, Blobs, buffer_ids, content, fresh, real_sha256, sha
 from conformance.harness.measure import READ_LIMIT, MiB, rchar, warm_up
 
 clause = pytest.mark.clause
+relies_on = pytest.mark.relies_on
 
 Blob = bytes | FileBackedData
 Bytes = bytes | bytearray | memoryview
@@ -82,6 +84,8 @@ def observed(spy: Hashed) -> None:
 
 class TestSharing:
     @clause("NDS-DEDUP-1")
+    # files dedup with bytes by digest; the buffer is seen as the first object in the output
+    @relies_on("FBD-MOVE-1", "FBD-HASH-1", "NDS-DEDUP-6", "NDS-DEDUP-5", "NDS-OUT-2")
     def test_equal_contents_share_whatever_key_tag_alignment_representation(
         self, impl: Implementation, blobs: Blobs
     ) -> None:
@@ -98,7 +102,16 @@ class TestSharing:
         assert [index_of(store, k) for k in "abcde"] == [0] * 5
 
     @clause("NDS-DEDUP-2")
-    @pytest.mark.parametrize("kind", ["bytes", "file", "mixed"])
+    # the buffers are seen as the objects added, the duplicate's as the first one
+    @relies_on("NDS-DEDUP-5", "NDS-OUT-2")
+    @pytest.mark.parametrize(
+        "kind",
+        [
+            "bytes",
+            pytest.param("file", marks=relies_on("FBD-HASH-1")),  # files compared by digest
+            pytest.param("mixed", marks=relies_on("FBD-HASH-1")),
+        ],
+    )
     def test_fingerprint_collisions_with_different_tails(
         self, impl: Implementation, blobs: Blobs, kind: str
     ) -> None:
@@ -125,7 +138,8 @@ class TestSharing:
         assert index_of(store, "dup") == 0
 
     @clause("NDS-DEDUP-5")
-    @pytest.mark.parametrize("kind", ["bytes", "file"])
+    @relies_on("NDS-OUT-2")  # the first object is looked for in the output
+    @pytest.mark.parametrize("kind", ["bytes", pytest.param("file", marks=relies_on("FBD-HASH-1"))])
     def test_first_object_is_kept(self, impl: Implementation, blobs: Blobs, kind: str) -> None:
         data = PREFIX + b"same"
         made = [fresh(data) if kind == "bytes" else blobs.wrap(blobs.file(data)) for _ in range(3)]
@@ -137,6 +151,8 @@ class TestSharing:
         assert all(b is not later for b in buffers for later in made[1:])
 
     @clause("NDS-DEDUP-6")
+    # a moved file's digest is compared with the bytes', and the first is looked for in the output
+    @relies_on("FBD-MOVE-1", "FBD-HASH-1", "NDS-OUT-2")
     @pytest.mark.parametrize("first", ["bytes", "file"], ids=["bytes-first", "file-first"])
     def test_bytes_and_file_backed_share(
         self, impl: Implementation, blobs: Blobs, first: str
@@ -148,10 +164,13 @@ class TestSharing:
         store.add_named_data("one", order[0], 4)
         store.add_named_data("two", order[1], 8, "model")
         buffers = store.get_named_data_store_output().buffers
-        assert len(buffers) == 1 and buffers[0] is order[0]
+        assert len(buffers) == 1
+        check(any(buffers[0] is b for b in order), "the buffer is a copy", "NDS-OUT-2")
+        check(buffers[0] is order[0], "the buffer is not the blob added first", "NDS-DEDUP-6")
         assert (index_of(store, "one"), index_of(store, "two")) == (0, 0)
 
     @clause("NDS-DEDUP-6")
+    @relies_on("FBD-MOVE-1", "FBD-HASH-1", "NDS-OUT-2")
     def test_two_equal_files_share(self, impl: Implementation, blobs: Blobs) -> None:
         data = PREFIX + b"file contents"
         one, two = blobs.moved(data), blobs.wrap(blobs.file(data))
@@ -163,6 +182,9 @@ class TestSharing:
         assert blobs.path(two).read_bytes() == data  # the second one is left alone
 
     @clause("NDS-DEDUP-7")
+    # empty bytes and empty files share by digest (NDS-DEDUP-6), and the buffer is seen as the
+    # first object in the output
+    @relies_on("FBD-MOVE-1", "FBD-HASH-1", "NDS-DEDUP-6", "NDS-DEDUP-5", "NDS-OUT-2")
     @pytest.mark.parametrize("first", ["bytes", "wrapped-file", "moved-file"])
     def test_empty_blobs_share_one_buffer(
         self, impl: Implementation, blobs: Blobs, first: str
@@ -184,6 +206,9 @@ class TestSharing:
         assert [index_of(store, name) for name in [*order, "bytes-again"]] == [1, 1, 1, 1]
 
     @clause("NDS-DEDUP-9")
+    # the order is seen by identity of the first objects; files share with bytes by digest; a
+    # and b, of one fingerprint, stay apart
+    @relies_on("FBD-MOVE-1", "FBD-HASH-1", "NDS-DEDUP-6", "NDS-DEDUP-2", "NDS-DEDUP-5", "NDS-OUT-2")
     def test_buffers_in_order_of_first_addition(self, impl: Implementation, blobs: Blobs) -> None:
         a, b, c = PREFIX + b"A", PREFIX + b"B", b"C"
         blob_a, blob_b, blob_c = fresh(a), blobs.moved(b), fresh(c)
@@ -204,6 +229,8 @@ class TestSharing:
         assert {k: content(out.buffers[index_of(store, k)]) for k in expected} == expected
 
     @clause("NDS-DEDUP-10")
+    # the supplied digest reaches the store through sha256(); the buffer is seen as the first
+    @relies_on("FBD-MOVE-1", "FBD-MOVE-7", "NDS-DEDUP-5", "NDS-OUT-2")
     def test_supplied_digests_are_trusted(self, impl: Implementation, blobs: Blobs) -> None:
         wrong = sha(b"a digest of neither file")
         first = blobs.wrap(blobs.file(PREFIX + b"first tail"), sha256=wrong)
@@ -239,6 +266,7 @@ class TestLaziness:
         assert buffer_ids(store)[-1] == id(big)
 
     @clause("NDS-DEDUP-3")
+    @relies_on("NDS-DEDUP-4")  # that a match is confirmed by hashing shows how it hashes
     def test_unmatched_bytes_are_not_hashed(self, impl: Implementation, hashed: Hashed) -> None:
         store = impl.NamedDataStore()
         store.add_named_data("a", PREFIX + b"a")
@@ -251,6 +279,8 @@ class TestLaziness:
         observed(hashed)
 
     @clause("NDS-DEDUP-4")
+    # no read is seen only if the unmatched new files are read no further than their prefix
+    @relies_on("NDS-DEDUP-3", "FBD-READ-1")
     def test_stored_file_is_not_read_until_a_fingerprint_matches(
         self, impl: Implementation, blobs: Blobs
     ) -> None:
@@ -275,6 +305,7 @@ class TestLaziness:
         assert read >= 2 * size, "a fingerprint match must be confirmed by both digests"
 
     @clause("NDS-DEDUP-4")
+    @relies_on("FBD-READ-1")  # each new file's fingerprint reads no more than its prefix
     def test_stored_file_digest_is_kept(self, impl: Implementation, blobs: Blobs) -> None:
         size = 8 * MiB
         store = impl.NamedDataStore()
@@ -302,7 +333,16 @@ class TestLaziness:
         assert len(buffer_ids(store)) == 5
 
     @clause("NDS-DEDUP-10")
-    @pytest.mark.parametrize("equal", [True, False], ids=["equal", "other-tail"])
+    # the supplied digest is sha256()'s, unread; the fingerprint reads a prefix; the outcome is
+    # seen by identity: shared with the first object (bytes and file), or not shared
+    @relies_on("FBD-MOVE-7", "FBD-HASH-1", "FBD-READ-1", "NDS-OUT-2")
+    @pytest.mark.parametrize(
+        "equal",
+        [
+            pytest.param(True, id="equal", marks=relies_on("NDS-DEDUP-5", "NDS-DEDUP-6")),
+            pytest.param(False, id="other-tail", marks=relies_on("NDS-DEDUP-2")),
+        ],
+    )
     def test_file_with_supplied_digest_is_not_read(
         self, impl: Implementation, blobs: Blobs, equal: bool
     ) -> None:
@@ -321,6 +361,8 @@ class TestLaziness:
         assert buffer_ids(store) == ([id(stored)] if equal else [id(stored), id(new)])
 
     @clause("NDS-DEDUP-8")
+    # hashing is seen where a match is confirmed; the blobs are told apart by identity
+    @relies_on("NDS-DEDUP-4", "NDS-DEDUP-2", "NDS-OUT-2")
     def test_bytes_are_hashed_at_most_once(self, impl: Implementation, hashed: Hashed) -> None:
         a, b, c = (PREFIX + tail * 64 for tail in (b"A", b"B", b"C"))
         store = impl.NamedDataStore()
@@ -332,6 +374,8 @@ class TestLaziness:
         assert len(buffer_ids(store)) == 3
 
     @clause("NDS-DEDUP-8")
+    # hashing is seen where a match is confirmed; the buffer is seen as the first object
+    @relies_on("NDS-DEDUP-4", "NDS-DEDUP-5", "NDS-OUT-2")
     def test_a_stored_buffer_is_hashed_once_however_many_copies_match(
         self, impl: Implementation, hashed: Hashed
     ) -> None:
@@ -349,6 +393,8 @@ class TestLaziness:
         assert buffer_ids(store) == [id(a)]
 
     @clause("NDS-DEDUP-8")
+    # fingerprints read a prefix only; the files, colliding, are told apart by identity
+    @relies_on("FBD-READ-1", "NDS-DEDUP-2", "NDS-OUT-2")
     def test_files_are_hashed_at_most_once(self, impl: Implementation, blobs: Blobs) -> None:
         size = 4 * MiB
         files = [blobs.wrap(blobs.sparse(size, PREFIX, tail)) for tail in (b"A", b"B", b"C")]
@@ -392,6 +438,7 @@ class TestFirstObjects:
 
     @pytest.mark.requires("file-backed")
     @clause("NDS-DEDUP-1", "NDS-DEDUP-2", "NDS-DEDUP-5", "NDS-DEDUP-6", "NDS-DEDUP-9")
+    @relies_on("FBD-HASH-1", "NDS-OUT-2")  # files dedup by digest; buffers seen by identity
     # ``impl`` is an immutable description, so it may be function-scoped (a user's override):
     # sharing it across examples is right, and Hypothesis's health check would refuse it.
     @settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -420,12 +467,30 @@ class TestFirstObjects:
                 firsts: dict[bytes, Blob] = {}
                 for (head, tail, *_), blob in zip(adds, blobs, strict=True):
                     firsts.setdefault(head + tail, blob)
-                assert [id(b) for b in out.buffers] == [id(b) for b in firsts.values()]
-                assert [content(b) for b in out.buffers] == list(firsts)
+                held = [content(b) for b in out.buffers]
                 for i, (head, tail, _, tag, alignment) in enumerate(adds):
                     entry = (out.pte_data if tag is None else out.external_data[tag])[f"key{i}"]
-                    assert content(out.buffers[entry.buffer_index]) == head + tail
-                    assert entry.alignment == alignment
+                    got = held[entry.buffer_index]
+                    check(
+                        got == head + tail or got not in firsts,
+                        f"key{i} shares the buffer of other contents",
+                        "NDS-DEDUP-2",
+                    )
+                    assert got == head + tail, f"key{i}'s buffer_index points at no buffer of it"
+                    check(entry.alignment == alignment, f"key{i}'s alignment", "NDS-ALIGN-1")
+                # equal contents share (a file with bytes by digest: plain, as it relies on it)
+                assert len(out.buffers) == len(firsts)
+                check(held == list(firsts), "buffers not in order of first addition", "NDS-DEDUP-9")
+                check(
+                    all(any(b is blob for blob in blobs) for b in out.buffers),
+                    "an output buffer is none of the objects added: a copy",
+                    "NDS-OUT-2",
+                )
+                check(
+                    [id(b) for b in out.buffers] == [id(b) for b in firsts.values()],
+                    "a buffer is not the first object of its contents",
+                    "NDS-DEDUP-5",
+                )
             finally:
                 for blob in made:
                     blob.close()

@@ -18,6 +18,7 @@ from conformance.api import (
     NamedDataStore,
     NamedDataStoreOutput,
 )
+from conformance.harness.checks import blame, check
 from conformance.harness.helpers import (
     PREFIX,
     Blobs,
@@ -30,6 +31,12 @@ from conformance.harness.helpers import (
 )
 
 clause = pytest.mark.clause
+relies_on = pytest.mark.relies_on
+# other_output() has a moved file that a bytes blob shares (by digest), seen by identity
+SHARING = ("FBD-MOVE-1", "FBD-HASH-1", "NDS-DEDUP-6", "NDS-DEDUP-5", "NDS-OUT-2")
+REPLAY = "NDS-MERGE-1"
+"""What a merge does with an entry, and whether it finds it wrong, is seen only when it replays
+the entry (external ones too): the tests of the other merge clauses rely on it."""
 
 Blob = bytes | FileBackedData
 
@@ -91,6 +98,7 @@ def other_output(impl: Implementation, blobs: Blobs) -> tuple[NamedDataStoreOutp
 
 class TestOutput:
     @clause("NDS-OUT-1")
+    @relies_on("NDS-ADD-7", "NDS-DEDUP-1")  # layouts kept as given; alias shares inline's buffer
     def test_output_describes_the_store(self, impl: Implementation, blobs: Blobs) -> None:
         store = impl.NamedDataStore()
         store.add_named_data("inline", b"one", 2)
@@ -104,6 +112,7 @@ class TestOutput:
         )
 
     @clause("NDS-OUT-1")
+    @relies_on("NDS-KEY-3", "NDS-ADD-3")  # the adds that may leave a map behind must fail
     def test_no_empty_tag_map(self, impl: Implementation) -> None:
         store = impl.NamedDataStore()
         assert state(store) == State((), (), ())
@@ -170,6 +179,7 @@ class TestOutput:
 
 class TestMerge:
     @clause("NDS-MERGE-1")
+    @relies_on(*SHARING)  # y shares on_disk's buffer; the state compared holds identities
     def test_replays_inline_first_then_each_tag_in_order(
         self, impl: Implementation, blobs: Blobs
     ) -> None:
@@ -196,6 +206,7 @@ class TestMerge:
         )
 
     @clause("NDS-MERGE-2")
+    @relies_on(REPLAY, "NDS-MERGE-3")  # other's files are read to see them unchanged
     def test_other_is_not_mutated(self, impl: Implementation, blobs: Blobs) -> None:
         other, _ = other_output(impl, blobs)
         before = deep(impl, other)
@@ -221,15 +232,26 @@ class TestMerge:
             target.merge_named_data_store(other)
             del target
             gc.collect()
-        for blob in made:
-            if not isinstance(blob, bytes):
-                readable(
-                    impl, blob, PREFIX + (b"moved file" if blob is made[1] else b"wrapped file")
-                )
-        readable(impl, mine, PREFIX + b"moved file")
+        with blame("NDS-MERGE-3"):
+            for blob in made:
+                if not isinstance(blob, bytes):
+                    readable(
+                        impl, blob, PREFIX + (b"moved file" if blob is made[1] else b"wrapped file")
+                    )
+            readable(impl, mine, PREFIX + b"moved file")
 
     @clause("NDS-MERGE-2", "NDS-MERGE-3")
-    @pytest.mark.parametrize("kinds", [("file", "file"), ("bytes", "file"), ("file", "bytes")])
+    # the two sides share by digest (NDS-DEDUP-6 across kinds), and the target keeps its own
+    # object, seen by identity
+    @relies_on(REPLAY, "FBD-MOVE-1", "FBD-HASH-1", "NDS-DEDUP-5", "NDS-OUT-2")
+    @pytest.mark.parametrize(
+        "kinds",
+        [
+            ("file", "file"),
+            pytest.param(("bytes", "file"), marks=relies_on("NDS-DEDUP-6")),
+            pytest.param(("file", "bytes"), marks=relies_on("NDS-DEDUP-6")),
+        ],
+    )
     def test_dedup_keeps_each_side_its_own_object(
         self, impl: Implementation, blobs: Blobs, kinds: tuple[str, str]
     ) -> None:
@@ -248,14 +270,17 @@ class TestMerge:
         assert len(target.get_named_data_store_output().buffers) == 1
         assert target.get_named_data_store_output().buffers[0] is mine
         assert len(other.buffers) == 1 and other.buffers[0] is theirs
-        for each in (theirs, mine):
-            if not isinstance(each, bytes):
-                readable(impl, each, data)
+        with blame("NDS-MERGE-3"):
+            for each in (theirs, mine):
+                if not isinstance(each, bytes):
+                    readable(impl, each, data)
         again = impl.NamedDataStore()
         again.merge_named_data_store(other)
         assert again.get_named_data_store_output().buffers[0] is theirs
 
     @clause("NDS-MERGE-4")
+    # merging the output again needs it unchanged (NDS-MERGE-2) and its files open (NDS-MERGE-3)
+    @relies_on(REPLAY, *SHARING, "NDS-MERGE-2", "NDS-MERGE-3")
     def test_same_output_into_several_stores_and_twice(
         self, impl: Implementation, blobs: Blobs
     ) -> None:
@@ -281,7 +306,9 @@ class TestMerge:
         assert {*merged.pte_data, *(k for m in merged.external_data.values() for k in m)} == keys
 
     @clause("NDS-MERGE-5")
-    @pytest.mark.parametrize("tag", [None, "model"], ids=["inline", "external"])
+    @pytest.mark.parametrize(
+        "tag", [None, pytest.param("model", marks=relies_on(REPLAY))], ids=["inline", "external"]
+    )
     def test_conflict_raises(self, impl: Implementation, blobs: Blobs, tag: str | None) -> None:
         source = impl.NamedDataStore()
         source.add_named_data("key.1", blobs.moved(b"data2 longer"), 1, tag)
@@ -292,6 +319,7 @@ class TestMerge:
             target.merge_named_data_store(other)
 
     @clause("NDS-MERGE-6")
+    @relies_on(REPLAY, "NDS-MERGE-5")  # the merge fails by its conflicting key
     @pytest.mark.parametrize("tag", [None, "model_b"], ids=["inline", "external"])
     def test_failed_merge_leaves_the_target_as_it_was(
         self, impl: Implementation, blobs: Blobs, tag: str | None
@@ -325,6 +353,7 @@ class TestMerge:
             "index-False",
         ],
     )
+    @relies_on(REPLAY)  # a bad entry under a tag is found by a merge that replays the tags
     def test_malformed_other(self, impl: Implementation, case: str) -> None:
         buffers = [b"zero", b"one"]
         good = impl.DataEntry(0, 1, None)
@@ -384,6 +413,7 @@ class TestMerge:
         assert state(target) == before
 
     @clause("NDS-MERGE-8")
+    @relies_on(REPLAY)
     def test_new_file_buffer_is_the_same_object(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path
     ) -> None:
@@ -420,6 +450,8 @@ class TestMergeProperty:
     """Merging, as a property over random stores."""
 
     @clause("NDS-MERGE-1", "NDS-MERGE-2", "NDS-MERGE-4")
+    # a merge is a replay of add: what each key holds afterwards is add's dedup, by identity
+    @relies_on("NDS-DEDUP-1", "NDS-DEDUP-2", "NDS-DEDUP-5", "NDS-OUT-2")
     # ``impl`` is an immutable description, so it may be function-scoped (a user's override):
     # sharing it across examples is right, and Hypothesis's health check would refuse it.
     @settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -446,10 +478,10 @@ class TestMergeProperty:
         before = deep(impl, other)
         target.merge_named_data_store(other)
         merged = state(target)
-        assert deep(impl, other) == before
+        check(deep(impl, other) == before, "the merge changed other", "NDS-MERGE-2")
         target.merge_named_data_store(other)
-        assert state(target) == merged
-        assert deep(impl, other) == before
+        check(state(target) == merged, "merging again changed the target", "NDS-MERGE-4")
+        check(deep(impl, other) == before, "merging again changed other", "NDS-MERGE-2")
         out = target.get_named_data_store_output()
         contents = {
             k: content(out.buffers[e.buffer_index])
@@ -459,6 +491,7 @@ class TestMergeProperty:
         expected = {f"shared{j}": f"shared {j}".encode() for j in shared}
         expected |= {f"mine{i}": data for i, (data, _, _) in enumerate(mine)}
         expected |= {f"theirs{i}": data for i, (data, _, _) in enumerate(theirs)}
+        check(set(contents) == set(expected), f"keys {sorted(contents)} merged", "NDS-MERGE-1")
         assert contents == expected
         assert sorted(content(b) for b in out.buffers) == sorted(set(expected.values()))
 

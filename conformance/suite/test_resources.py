@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from conformance.api import Implementation
+from conformance.harness.checks import check
 from conformance.harness.helpers import Blobs, buffer_ids, real_sha256, zeros_digest
 from conformance.harness.measure import (
     MEMORY_BOUND,
@@ -27,6 +28,7 @@ from conformance.harness.measure import (
 )
 
 clause = pytest.mark.clause
+relies_on = pytest.mark.relies_on
 
 HUGE = 256 * MiB
 """A blob far larger than MEMORY_BOUND."""
@@ -41,6 +43,8 @@ HEAD = b"H" * 32
 
 class TestMemory:
     @clause("NDS-DEDUP-11", "FBD-HASH-3")
+    # fingerprints read a bounded prefix; the two colliding files are told apart by identity
+    @relies_on("FBD-READ-1", "NDS-DEDUP-2", "NDS-OUT-2")
     def test_confirming_a_match_of_large_files(self, impl: Implementation, blobs: Blobs) -> None:
         stored = blobs.wrap(blobs.sparse(HUGE, HEAD, b"A"))
         new = blobs.wrap(blobs.sparse(HUGE, HEAD, b"B"))
@@ -49,9 +53,11 @@ class TestMemory:
         peak = peak_memory(lambda: store.add_named_data("new", new, 1, "weights"))
         assert buffer_ids(store) == [id(stored), id(new)]
         assert peak < MEMORY_BOUND, f"confirming a match of {HUGE}-byte files held {peak} bytes"
-        assert new.sha256() == zeros_digest(HUGE, HEAD, b"B")
+        check(new.sha256() == zeros_digest(HUGE, HEAD, b"B"), "sha256() of new", "FBD-HASH-1")
 
     @clause("NDS-DEDUP-11")
+    # fingerprints read a bounded prefix; the buffer is seen as the first object in the output
+    @relies_on("FBD-READ-1", "NDS-DEDUP-5", "NDS-OUT-2")
     def test_a_re_added_key_and_merges_of_large_files(
         self, impl: Implementation, blobs: Blobs
     ) -> None:
@@ -72,6 +78,8 @@ class TestMemory:
         assert peak < MEMORY_BOUND, f"re-adding and merging {HUGE}-byte files held {peak} bytes"
 
     @clause("NDS-DEDUP-11")
+    # the colliding blobs are told apart, and the first of the equal ones seen, by identity
+    @relies_on("NDS-DEDUP-2", "NDS-DEDUP-5", "NDS-OUT-2")
     def test_bytes_blobs_are_not_copied(self, impl: Implementation) -> None:
         size = HUGE // 4
         blobs = [HEAD + bytes(size - 33) + tail for tail in (b"A", b"B", b"A")]
@@ -139,6 +147,7 @@ class TestMemory:
 
 class TestReads:
     @clause("NDS-DEDUP-3")
+    @relies_on("NDS-OUT-2")  # every file is seen to be a buffer of its own by identity
     def test_many_unmatched_files_read_only_their_prefixes(
         self, impl: Implementation, blobs: Blobs
     ) -> None:
@@ -155,6 +164,8 @@ class TestReads:
         )
 
     @clause("NDS-DEDUP-12")
+    # fingerprints read a bounded prefix; the colliding files are told apart by identity
+    @relies_on("FBD-READ-1", "NDS-DEDUP-2", "NDS-OUT-2")
     def test_each_colliding_file_is_read_once(self, impl: Implementation, blobs: Blobs) -> None:
         count, size = 4, 16 * MiB
         tails = [bytes([65 + i]) for i in range(count)]
@@ -180,6 +191,9 @@ class TestReads:
         assert buffer_ids(store) == [id(f) for f in files]
 
     @clause("FBD-MOVE-7", "NDS-DEDUP-10")
+    # fingerprints read a bounded prefix; the four colliding files are told apart by identity,
+    # and the equal ones seen to share the first object
+    @relies_on("FBD-READ-1", "NDS-DEDUP-2", "NDS-DEDUP-5", "NDS-OUT-2")
     def test_supplied_digests_are_never_recomputed(
         self, impl: Implementation, blobs: Blobs
     ) -> None:
@@ -198,7 +212,13 @@ class TestReads:
             output = store.get_named_data_store_output()
             for _ in range(2):
                 impl.NamedDataStore().merge_named_data_store(output)
-            assert [blob.sha256() for blob in moved + wrapped] == digests * 2
+            returned = [blob.sha256() for blob in moved + wrapped]
+            check(
+                all(isinstance(d, bytes) and len(d) == 32 for d in returned),
+                f"sha256() returned {returned!r}, not 32 raw bytes each",
+                "FBD-HASH-1",
+            )
+            assert returned == digests * 2
         assert read[0] < 6 * 4 * PREFIX_READ_BOUND, (
             f"blobs with supplied digests were read: {read[0]} bytes"
         )
@@ -243,6 +263,9 @@ class Hashed:
 
 class TestHashCounts:
     @clause("NDS-DEDUP-8")
+    # hashing is seen where a match is confirmed; the blobs are told apart, and the first of the
+    # equal ones seen, by identity
+    @relies_on("NDS-DEDUP-4", "NDS-DEDUP-2", "NDS-DEDUP-5", "NDS-OUT-2")
     def test_no_bytes_blob_is_hashed_twice_across_re_adds_and_merges(
         self, impl: Implementation, monkeypatch: pytest.MonkeyPatch
     ) -> None:

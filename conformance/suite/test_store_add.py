@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import pytest
 
 from conformance.api import FileBackedData, Implementation, NamedDataStore
+from conformance.harness.checks import check
 from conformance.harness.helpers import (
     PREFIX,
     Blobs,
@@ -24,6 +25,7 @@ from conformance.harness.helpers import (
 from conformance.harness.measure import READ_LIMIT, MiB, rchar
 
 clause = pytest.mark.clause
+relies_on = pytest.mark.relies_on
 
 Blob = bytes | FileBackedData
 
@@ -105,7 +107,8 @@ class TestAdd:
         ]
         for entry, data, alignment, layout in placed:
             assert content(out.buffers[entry.buffer_index]) == data
-            assert (entry.alignment, entry.tensor_layout) == (alignment, layout)
+            assert entry.alignment == alignment
+            check(entry.tensor_layout == layout, f"layout {entry.tensor_layout!r}", "NDS-ADD-7")
 
     @clause("NDS-ADD-3")
     def test_alignment_none_means_one(self, impl: Implementation) -> None:
@@ -233,16 +236,20 @@ def _failing_ops(blobs: Blobs) -> dict[str, tuple[type[Exception], Op]]:
 
 class TestAtomicAdd:
     @clause("NDS-ATOMIC-1")
+    # each case makes an add fail by what another clause requires to fail: it must raise
     @pytest.mark.parametrize(
         "case",
         [
-            "bad-type",
-            "bad-alignment",
-            "conflict-inline",
-            "conflict-same-tag",
-            "conflict-new-tag",
-            "conflict-digest-new-tag",
-            "removed-file-new-tag",
+            pytest.param("bad-type", marks=relies_on("NDS-ADD-1")),
+            pytest.param("bad-alignment", marks=relies_on("NDS-ADD-3")),
+            pytest.param("conflict-inline", marks=relies_on("NDS-KEY-3")),
+            pytest.param("conflict-same-tag", marks=relies_on("NDS-KEY-3")),
+            pytest.param("conflict-new-tag", marks=relies_on("NDS-KEY-3")),
+            pytest.param(  # a conflict decided by the file's digest, made by move_from
+                "conflict-digest-new-tag",
+                marks=relies_on("NDS-KEY-3", "NDS-KEY-4", "FBD-MOVE-1", "FBD-HASH-1"),
+            ),
+            pytest.param("removed-file-new-tag", marks=relies_on("FBD-FAULT-2")),
         ],
     )
     def test_failed_add_leaves_the_store_as_it_was(
@@ -282,6 +289,7 @@ class TestAtomicAdd:
 
 class TestKeys:
     @clause("NDS-KEY-5")
+    @relies_on("NDS-ADD-7")  # the third re-add differs from the layout stored
     def test_a_re_add_fails_on_the_first_difference_in_order(self, impl: Implementation) -> None:
         """Contents, then place, then layout; alignment only when the rest agrees."""
         store = impl.NamedDataStore()
@@ -298,6 +306,7 @@ class TestKeys:
         assert state(store) == before, "a failed re-add changed the alignment"
 
     @clause("NDS-KEY-1")
+    @relies_on("NDS-KEY-3")  # a second entry is first tried with other contents, which must raise
     @pytest.mark.parametrize("first", [None, "model_a"], ids=["inline-first", "external-first"])
     def test_a_key_has_at_most_one_entry(self, impl: Implementation, first: str | None) -> None:
         other = "model_b" if first else "model_a"
@@ -314,7 +323,13 @@ class TestKeys:
     @clause("NDS-KEY-2")
     @pytest.mark.parametrize(
         "kinds",
-        [("bytes", "bytes"), ("bytes", "file"), ("file", "bytes"), ("file", "file")],
+        [
+            ("bytes", "bytes"),
+            # a file's equality is judged by its digest (NDS-KEY-4)
+            pytest.param(("bytes", "file"), marks=relies_on("FBD-HASH-1")),
+            pytest.param(("file", "bytes"), marks=relies_on("FBD-HASH-1")),
+            pytest.param(("file", "file"), marks=relies_on("FBD-HASH-1")),
+        ],
         ids=lambda kinds: "-then-".join(kinds),
     )
     @pytest.mark.parametrize("tag", [None, "model"], ids=["inline", "external"])
@@ -325,8 +340,16 @@ class TestKeys:
         store.add_named_data("before", b"unrelated")
         store.add_named_data("key", make(blobs, kinds[0], PREFIX + b"payload"), 8, tag, L1)
         store.add_named_data("after", b"unrelated too", 1, tag)
+        kept = store.get_named_data_store_output().buffers
         before = state(store)
-        store.add_named_data("key", make(blobs, kinds[1], PREFIX + b"payload"), 8, tag, L1)
+        again = make(blobs, kinds[1], PREFIX + b"payload")
+        store.add_named_data("key", again, 8, tag, L1)
+        buffers = store.get_named_data_store_output().buffers
+        check(  # which of two equal objects a store keeps is NDS-DEDUP-5's
+            len(buffers) != len(kept) or buffers[1] is not again,
+            "the re-added object replaced the first one",
+            "NDS-DEDUP-5",
+        )
         assert state(store) == before
 
     @clause("NDS-KEY-3")
@@ -368,7 +391,16 @@ class TestKeys:
         assert state(store) == before
 
     @clause("NDS-KEY-4")
-    @pytest.mark.parametrize("stored", ["bytes", "file-true-digest", "file-no-digest"])
+    # the supplied digest is the one sha256() returns; inequality shows as NDS-KEY-3's error
+    @relies_on("FBD-MOVE-7", "NDS-KEY-3")
+    @pytest.mark.parametrize(
+        "stored",
+        [
+            "bytes",
+            "file-true-digest",
+            pytest.param("file-no-digest", marks=relies_on("FBD-HASH-1")),
+        ],
+    )
     def test_equal_contents_with_another_supplied_digest_raise(
         self, impl: Implementation, blobs: Blobs, stored: str
     ) -> None:
@@ -385,6 +417,8 @@ class TestKeys:
         assert state(store) == before
 
     @clause("NDS-KEY-4")
+    # the supplied digest is the one sha256() returns; inequality shows as NDS-KEY-3's error
+    @relies_on("FBD-MOVE-7", "NDS-KEY-3")
     def test_stored_supplied_digest_judges(self, impl: Implementation, blobs: Blobs) -> None:
         data = PREFIX + b"equal contents"
         store = impl.NamedDataStore()
@@ -395,6 +429,8 @@ class TestKeys:
         assert state(store) == before
 
     @clause("NDS-KEY-4")
+    # the supplied digest is sha256()'s; the state compared holds the first object (kept)
+    @relies_on("FBD-MOVE-7", "NDS-DEDUP-5", "NDS-OUT-2")
     def test_different_contents_with_the_same_supplied_digest_are_equal(
         self, impl: Implementation, blobs: Blobs
     ) -> None:
@@ -406,6 +442,8 @@ class TestKeys:
         assert state(store) == before
 
     @clause("NDS-KEY-4")
+    # supplied digests are not read, fingerprints read a prefix; the first object is kept
+    @relies_on("FBD-MOVE-7", "FBD-READ-1", "NDS-DEDUP-5", "NDS-OUT-2")
     def test_files_with_digests_are_not_read(self, impl: Implementation, blobs: Blobs) -> None:
         size = 8 * MiB
         head, tail = PREFIX + b"head", b"tail"
@@ -441,6 +479,7 @@ class TestKeys:
         assert state(store) == before
 
     @clause("NDS-KEY-6")
+    @relies_on("NDS-ADD-7")  # the re-added layout is compared with the one stored
     @pytest.mark.parametrize(
         ("old", "new"), [(L1, L2), (None, L1), (L1, None)], ids=["other", "added", "dropped"]
     )
@@ -481,6 +520,8 @@ class TestKeyEquality:
 
 class TestAlignment:
     @clause("NDS-ALIGN-1")
+    # the keys share one buffer across representations, files by digest
+    @relies_on("FBD-MOVE-1", "FBD-HASH-1", "NDS-DEDUP-6")
     def test_keys_sharing_a_buffer_keep_their_own(self, impl: Implementation, blobs: Blobs) -> None:
         data = PREFIX + b"shared"
         store = impl.NamedDataStore()
