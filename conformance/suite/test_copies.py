@@ -41,6 +41,7 @@ class TestCopiesNeverDelete:
         assert path.read_bytes() == DATA
 
     @clause("FBD-COPY-1")
+    @pytest.mark.relies_on("FBD-CLOSE-1")  # closing the owner deletes the file once
     def test_deep_copy_of_a_container_keeps_one_object_per_blob(
         self, impl: Implementation, blobs: Blobs
     ) -> None:

@@ -132,7 +132,13 @@ class TestConstruction:
         assert path.read_bytes() == b"outlives the interpreter"
 
     @clause("FBD-INIT-3")
-    @pytest.mark.parametrize("release", ["close", "with"])
+    @pytest.mark.parametrize(
+        "release",
+        [
+            pytest.param("close", marks=pytest.mark.relies_on("FBD-CLOSE-1")),
+            pytest.param("with", marks=pytest.mark.relies_on("FBD-CLOSE-3", "FBD-CLOSE-1")),
+        ],
+    )
     def test_owned_file_is_deleted_on_release(
         self, impl: Implementation, blobs: Blobs, release: str
     ) -> None:
@@ -759,6 +765,7 @@ class TestCopies:
         self.check_closing_a_copy(impl, blobs, copy.deepcopy)
 
     @clause("FBD-COPY-1")
+    @pytest.mark.relies_on("FBD-CLOSE-1")
     @COPIES
     def test_closing_the_owner_deletes_the_file(
         self, impl: Implementation, blobs: Blobs, copier: Copier

@@ -30,6 +30,9 @@ HOOK_MEMORY_BOUND = 32 * MiB
 """Half of LARGE: holding the blob exceeds it; streaming in bounded chunks stays below it, even
 ExecuTorch's 8 MiB hashing chunks (FBD-HASH-3), which peak at 16 MiB with the read buffer."""
 HOOK_READ_BOUND = 8 * MiB  # an eighth of LARGE: rereading the blob would exceed it eightfold
+TAKEN_OVER = ("FBD-MOVE-1", "FBD-MOVE-6", "FBD-CLOSE-1")
+"""What a blob taken over with ``move_from`` is seen by: the path gone, the same inode, and closing
+the object deletes the file (HOOK-LOW-1 is defined by ``move_from``)."""
 
 
 def _hook(hook: H | None) -> H:
@@ -365,6 +368,7 @@ class TestLowMemory:
                 blob.unlink(missing_ok=True)
 
     @clause("HOOK-LOW-1")
+    @pytest.mark.relies_on(*TAKEN_OVER)
     def test_load_takes_over_the_materialized_file(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path
     ) -> None:
@@ -379,6 +383,7 @@ class TestLowMemory:
         assert not owned.exists()
 
     @clause("HOOK-LOW-1")
+    @pytest.mark.relies_on(*TAKEN_OVER)
     def test_load_takes_over_a_large_file_in_bounded_memory(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path
     ) -> None:

@@ -26,6 +26,7 @@ import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem
 
 from conformance.api import FileBackedData, Implementation
+from conformance.harness.checks import check
 from conformance.harness.helpers import PLACEHOLDER_GLOB, Blobs, placeholders, sparse
 from conformance.harness.measure import BIG, READ_BOUND, io_counters
 
@@ -106,6 +107,7 @@ def check_control(source: str) -> None:
 @pytest.mark.requires("file-backed")
 class TestTakeOver:
     @clause("FBD-MOVE-1")
+    @pytest.mark.relies_on("FBD-CLOSE-1")  # the object owns the file it took: closing deletes it
     def test_takes_the_file(self, impl: Implementation, blobs: Blobs) -> None:
         source = blobs.file(b"multi-GB weights, in miniature")
         blob = blobs.move(source)
@@ -248,13 +250,15 @@ class TestAnotherDevice:
         source.chmod(0o640)
         before = os.stat(source)
         blob = impl.FileBackedData.move_from(str(source))
+        owned = impl.path_of(blob)
         try:
-            check_placed_beside(impl.path_of(blob), str(source), before.st_dev)
-            after = os.stat(impl.path_of(blob))
+            check_placed_beside(owned, str(source), before.st_dev)
+            after = os.stat(owned)
             assert (after.st_ino, stat.S_IMODE(after.st_mode)) == (before.st_ino, 0o640)
             assert blob.to_bytes() == b"in shared memory"
         finally:
             blob.close()
+        check(not os.path.lexists(owned), f"close() left the owned file {owned}", "FBD-CLOSE-1")
         assert placeholder_names(shm_dir) == []
 
 
