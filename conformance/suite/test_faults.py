@@ -59,6 +59,7 @@ def _fake_bytes(path: str) -> bytes:
 @pytest.mark.requires("file-backed")
 class TestFullDisk:
     @clause("FBD-MOVE-1", "FBD-MOVE-4", "FBD-MOVE-5", "FBD-FAULT-1")
+    @pytest.mark.relies_on("FBD-MOVE-2")  # the fake fs has the source's directory only
     def test_move_from_on_a_full_disk(self, impl: Implementation, fs: FakeFilesystem) -> None:
         fs.create_file("/data/src.bin", contents=DATA)
         fs.create_dir("/out")
@@ -80,6 +81,7 @@ class TestFullDisk:
             close_all(made)
 
     @clause("FBD-MOVE-4", "FBD-MOVE-5", "FBD-FAULT-1")
+    @pytest.mark.relies_on("FBD-MOVE-2")  # the one creation that fails is the placeholder's there
     def test_no_room_for_the_placeholder(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
@@ -102,7 +104,12 @@ class TestFullDisk:
 
     @clause("FBD-FAULT-1", "FBD-WRITE-1")
     @pytest.mark.relies_on("FBD-HASH-1")  # the blob is undamaged: its digest is still SHA-256
-    @pytest.mark.parametrize("owned", [False, True], ids=["borrowed", "owned"])
+    @pytest.mark.parametrize(
+        "owned",
+        # the disk has no room for a copy: a move_from that copies (FBD-MOVE-1) fails first
+        [False, pytest.param(True, marks=pytest.mark.relies_on("FBD-MOVE-1"))],
+        ids=["borrowed", "owned"],
+    )
     def test_write_to_file_on_a_full_disk(
         self, impl: Implementation, fs: FakeFilesystem, owned: bool
     ) -> None:
@@ -243,6 +250,7 @@ class TestVanished:
         blob.close()
 
     @clause("FBD-MOVE-4", "FBD-FAULT-1")
+    @pytest.mark.relies_on("FBD-MOVE-1", "FBD-MOVE-6")  # the source vanishes at the rename
     def test_source_vanishing_before_the_rename(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:

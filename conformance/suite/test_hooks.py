@@ -30,6 +30,8 @@ HOOK_MEMORY_BOUND = 32 * MiB
 """Half of LARGE: holding the blob exceeds it; streaming in bounded chunks stays below it, even
 ExecuTorch's 8 MiB hashing chunks (FBD-HASH-3), which peak at 16 MiB with the read buffer."""
 HOOK_READ_BOUND = 8 * MiB  # an eighth of LARGE: rereading the blob would exceed it eightfold
+HANDED_ON = ("FBD-MOVE-1", "FBD-MOVE-7")
+"""What a digest handed to ``move_from`` saves a read by: it reads nothing, and uses the digest."""
 TAKEN_OVER = ("FBD-MOVE-1", "FBD-MOVE-6", "FBD-CLOSE-1")
 """What a blob taken over with ``move_from`` is seen by: the path gone, the same inode, and closing
 the object deletes the file (HOOK-LOW-1 is defined by ``move_from``)."""
@@ -348,6 +350,7 @@ class TestLowMemory:
             blob.unlink(missing_ok=True)
 
     @clause("HOOK-MAT-2")
+    @pytest.mark.relies_on(*HANDED_ON)
     def test_materialize_hashes_while_writing(self, impl: Implementation, tmp_path: Path) -> None:
         chunks = _large()
         so_path = _so(tmp_path)
@@ -414,6 +417,7 @@ class TestLowMemory:
         return owned
 
     @clause("HOOK-LOW-2")
+    @pytest.mark.relies_on(*HANDED_ON, "FBD-HASH-1")
     def test_load_does_not_reread_the_blob_to_hash_it(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path
     ) -> None:

@@ -415,6 +415,8 @@ class TestInterrupts:
             assert done > steps
 
     @clause("FBD-INTR-1", "FBD-CLOSE-5")
+    @MOVED
+    @OWNING
     @requires("subprocess")
     def test_second_interrupt_during_exit_leaves_nothing(
         self, impl: Implementation, tmp_path: Path
