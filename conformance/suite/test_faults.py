@@ -160,6 +160,7 @@ class TestFullDisk:
             assert bytes(cord) == b"header" + DATA + b"trailer"
         finally:
             close_all(made)
+        check(os.path.exists("/data/src.bin"), "close() deleted a borrowed file", "FBD-INIT-2")
         assert _digest(_fake_bytes("/data/src.bin")) == _digest(DATA)
 
     @clause("FBD-FAULT-1", "CORD-WRITE-1")

@@ -307,6 +307,7 @@ class TestPrefix:
                 assert blob.to_bytes() == DATA
             finally:
                 blob.close()
+            check((directory / "x.bin").is_file(), "close() deleted a borrowed file", "FBD-INIT-2")
             assert listing(directory) == {"x.bin": DATA}
 
 
