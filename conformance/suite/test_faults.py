@@ -26,7 +26,7 @@ import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem
 
 from conformance.api import FileBackedData, Implementation
-from conformance.harness.checks import check
+from conformance.harness.checks import blame, check
 from conformance.harness.helpers import Blobs, close_all, placeholders, sha, snapshot, zeros_digest
 from conformance.harness.sinks import Looping, StuckSink
 
@@ -248,7 +248,8 @@ class TestVanished:
         blob = impl.FileBackedData.move_from(str(doomed))
         shutil.rmtree(doomed.parent)
         blob.close()
-        blob.close()
+        with blame("FBD-CLOSE-2"):  # a second close() of a closed object
+            blob.close()
 
     @clause("FBD-MOVE-4", "FBD-FAULT-1")
     @pytest.mark.relies_on("FBD-MOVE-1", "FBD-MOVE-6")  # the source vanishes at the rename

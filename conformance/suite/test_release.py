@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from conformance.api import FileBackedData, Implementation
+from conformance.harness.checks import blame
 from conformance.harness.helpers import Blobs
 
 clause = pytest.mark.clause
@@ -251,7 +252,8 @@ class TestAlreadyGone(_Unraisable):
             else:
                 with blob:
                     pass
-            blob.close()
+            with blame("FBD-CLOSE-2"):  # a second close() of a closed object
+                blob.close()
 
     @clause("FBD-CLOSE-6")
     def test_at_garbage_collection(
@@ -406,7 +408,7 @@ def _in_thread(target: Callable[[], None], errors: list[BaseException]) -> threa
 @pytest.mark.requires("file-backed")
 class TestThreads:
     @clause("FBD-THREAD-1")
-    @relies_on("FBD-CLOSE-1")
+    @relies_on("FBD-CLOSE-1", "FBD-CLOSE-2")  # two calls can be harmless only if two in turn are
     def test_concurrent_close(self, impl: Implementation, blobs: Blobs) -> None:
         for _ in range(25):
             blob = blobs.moved(CONTENTS)
