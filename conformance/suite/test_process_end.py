@@ -194,6 +194,7 @@ class TestInterpreterExit:
             _discard(run.path)
 
     @clause("FBD-CLOSE-7")
+    @pytest.mark.relies_on("FBD-CLOSE-5")  # the removal that fails is the exit release's
     def test_failure_at_exit_warns(self, impl: Implementation, tmp_path: Path) -> None:
         run = run_child(impl, _EXIT_CHILD, tmp_path, "removal-fails-at-exit")
         try:
