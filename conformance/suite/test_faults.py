@@ -216,7 +216,14 @@ class TestVanished:
         assert str(path) in str(raised.value), "the error does not name the path"
 
     @clause("FBD-FAULT-2")
-    @pytest.mark.parametrize("known", ["supplied", "computed"])
+    @pytest.mark.relies_on("FBD-HASH-1")
+    @pytest.mark.parametrize(
+        "known",
+        [  # how a digest is known: supplied and used (FBD-MOVE-7), or computed and cached
+            pytest.param("supplied", marks=pytest.mark.relies_on("FBD-MOVE-7")),
+            pytest.param("computed", marks=pytest.mark.relies_on("FBD-HASH-2")),
+        ],
+    )
     def test_a_known_digest_needs_no_file(
         self, impl: Implementation, blobs: Blobs, doomed: Path, known: str
     ) -> None:
@@ -350,6 +357,7 @@ def _through_faults(call: Callable[[], object], faults: list[int]) -> tuple[bool
 @pytest.mark.requires("file-backed")
 class TestReadError:
     @clause("FBD-FAULT-1")
+    @pytest.mark.relies_on("FBD-HASH-1")  # no failed read was cached: the digest is still SHA-256
     @pytest.mark.parametrize("after", [0, FAULT_AFTER], ids=["at-once", "part-way"])
     @pytest.mark.parametrize("read", ["sha256", "to_bytes"])
     def test_read_error_propagates(
@@ -390,6 +398,7 @@ class TestReadError:
         assert blob.prefix(32) == DATA[:32]
 
     @clause("FBD-FAULT-1", "FBD-WRITE-1")
+    @pytest.mark.relies_on("FBD-HASH-1")  # the blob is undamaged: its digest is still SHA-256
     @pytest.mark.parametrize("sink", ["bytesio", "file"])
     @pytest.mark.parametrize("owner", ["blob", "cord"])
     def test_write_to_file_read_error_is_not_a_short_output(

@@ -81,6 +81,11 @@ def fake_mounts(fs: FakeFilesystem) -> None:
     fs.add_mount_point(tempfile.gettempdir(), can_exist=True)
 
 
+def check_raw_digest(digest: object) -> None:
+    """``digest`` has the form of a ``sha256()`` result: 32 bytes (FBD-HASH-1)."""
+    check(type(digest) is bytes and len(digest) == 32, f"sha256() gave {digest!r}", "FBD-HASH-1")
+
+
 def check_placed_beside(moved: str, source: str, dev: int) -> None:
     """``moved`` is a placeholder in the source's directory, on the source's device."""
     assert os.path.dirname(os.path.abspath(moved)) == os.path.dirname(os.path.abspath(source))
@@ -592,7 +597,9 @@ class TestTrustedDigest:
     ) -> None:
         path = blobs.file(b"not what the digest says")
         blob = self.make(impl, blobs, how, path, self.SUPPLIED)
-        assert blob.sha256() == self.SUPPLIED
+        digest = blob.sha256()
+        check_raw_digest(digest)
+        assert digest == self.SUPPLIED
         assert blob.sha256() == self.SUPPLIED
 
     @clause("FBD-MOVE-7")
@@ -604,6 +611,7 @@ class TestTrustedDigest:
         before, _ = io_counters()
         digest = blob.sha256()
         after, _ = io_counters()
+        check_raw_digest(digest)
         assert digest == self.SUPPLIED
         assert after - before < READ_BOUND, f"sha256() read {after - before} bytes"
 
