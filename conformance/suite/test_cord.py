@@ -137,6 +137,7 @@ class TestWrite:
         assert target.read_bytes() == b"header:[one|two]"
 
     @clause("CORD-WRITE-3")
+    @pytest.mark.relies_on("FBD-CLOSED-1")  # a closed piece is known to be closed
     def test_closed_piece_writes_nothing(self, impl: Implementation, blobs: Blobs) -> None:
         cord = impl.Cord(b"before")
         late = blobs.moved(b"closed too early")
@@ -149,7 +150,13 @@ class TestWrite:
 
     @clause("CORD-WRITE-3")
     @pytest.mark.parametrize("contents", [b"", b"late"], ids=["empty", "non-empty"])
-    @pytest.mark.parametrize("fault", ["closed", "changed"])
+    @pytest.mark.parametrize(
+        "fault",
+        [  # how a piece is known to be bad: it says it is closed, or it sees its file changed
+            pytest.param("closed", marks=pytest.mark.relies_on("FBD-CLOSED-1")),
+            pytest.param("changed", marks=pytest.mark.relies_on("FBD-CHANGE-1")),
+        ],
+    )
     @pytest.mark.parametrize("before", ["bytes", "file"])
     def test_a_later_bad_piece_writes_nothing(
         self, impl: Implementation, blobs: Blobs, before: str, fault: str, contents: bytes

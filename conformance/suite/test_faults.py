@@ -26,6 +26,7 @@ import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem
 
 from conformance.api import FileBackedData, Implementation
+from conformance.harness.checks import blame, check
 from conformance.harness.helpers import Blobs, close_all, placeholders, sha, snapshot, zeros_digest
 from conformance.harness.sinks import Looping, StuckSink
 
@@ -58,6 +59,7 @@ def _fake_bytes(path: str) -> bytes:
 @pytest.mark.requires("file-backed")
 class TestFullDisk:
     @clause("FBD-MOVE-1", "FBD-MOVE-4", "FBD-MOVE-5", "FBD-FAULT-1")
+    @pytest.mark.relies_on("FBD-MOVE-2")  # the fake fs has the source's directory only
     def test_move_from_on_a_full_disk(self, impl: Implementation, fs: FakeFilesystem) -> None:
         fs.create_file("/data/src.bin", contents=DATA)
         fs.create_dir("/out")
@@ -79,6 +81,7 @@ class TestFullDisk:
             close_all(made)
 
     @clause("FBD-MOVE-4", "FBD-MOVE-5", "FBD-FAULT-1")
+    @pytest.mark.relies_on("FBD-MOVE-2")  # the one creation that fails is the placeholder's there
     def test_no_room_for_the_placeholder(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
@@ -100,7 +103,13 @@ class TestFullDisk:
         assert source.read_bytes() == DATA
 
     @clause("FBD-FAULT-1", "FBD-WRITE-1")
-    @pytest.mark.parametrize("owned", [False, True], ids=["borrowed", "owned"])
+    @pytest.mark.relies_on("FBD-HASH-1")  # the blob is undamaged: its digest is still SHA-256
+    @pytest.mark.parametrize(
+        "owned",
+        # the disk has no room for a copy: a move_from that copies (FBD-MOVE-1) fails first
+        [False, pytest.param(True, marks=pytest.mark.relies_on("FBD-MOVE-1"))],
+        ids=["borrowed", "owned"],
+    )
     def test_write_to_file_on_a_full_disk(
         self, impl: Implementation, fs: FakeFilesystem, owned: bool
     ) -> None:
@@ -125,7 +134,10 @@ class TestFullDisk:
             source = impl.path_of(blob)
         finally:
             close_all(made)
-        assert os.path.exists(source) != owned
+        if owned:
+            check(not os.path.exists(source), "close() left the owned file", "FBD-CLOSE-1")
+        else:
+            check(os.path.exists(source), "close() deleted a borrowed file", "FBD-INIT-2")
 
     @clause("FBD-FAULT-1")
     def test_cord_write_to_file_on_a_full_disk(
@@ -148,6 +160,7 @@ class TestFullDisk:
             assert bytes(cord) == b"header" + DATA + b"trailer"
         finally:
             close_all(made)
+        check(os.path.exists("/data/src.bin"), "close() deleted a borrowed file", "FBD-INIT-2")
         assert _digest(_fake_bytes("/data/src.bin")) == _digest(DATA)
 
     @clause("FBD-FAULT-1", "CORD-WRITE-1")
@@ -203,7 +216,14 @@ class TestVanished:
         assert str(path) in str(raised.value), "the error does not name the path"
 
     @clause("FBD-FAULT-2")
-    @pytest.mark.parametrize("known", ["supplied", "computed"])
+    @pytest.mark.relies_on("FBD-HASH-1")
+    @pytest.mark.parametrize(
+        "known",
+        [  # how a digest is known: supplied and used (FBD-MOVE-7), or computed and cached
+            pytest.param("supplied", marks=pytest.mark.relies_on("FBD-MOVE-7")),
+            pytest.param("computed", marks=pytest.mark.relies_on("FBD-HASH-2")),
+        ],
+    )
     def test_a_known_digest_needs_no_file(
         self, impl: Implementation, blobs: Blobs, doomed: Path, known: str
     ) -> None:
@@ -235,9 +255,11 @@ class TestVanished:
         blob = impl.FileBackedData.move_from(str(doomed))
         shutil.rmtree(doomed.parent)
         blob.close()
-        blob.close()
+        with blame("FBD-CLOSE-2"):  # a second close() of a closed object
+            blob.close()
 
     @clause("FBD-MOVE-4", "FBD-FAULT-1")
+    @pytest.mark.relies_on("FBD-MOVE-1", "FBD-MOVE-6")  # the source vanishes at the rename
     def test_source_vanishing_before_the_rename(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
@@ -335,6 +357,7 @@ def _through_faults(call: Callable[[], object], faults: list[int]) -> tuple[bool
 @pytest.mark.requires("file-backed")
 class TestReadError:
     @clause("FBD-FAULT-1")
+    @pytest.mark.relies_on("FBD-HASH-1")  # no failed read was cached: the digest is still SHA-256
     @pytest.mark.parametrize("after", [0, FAULT_AFTER], ids=["at-once", "part-way"])
     @pytest.mark.parametrize("read", ["sha256", "to_bytes"])
     def test_read_error_propagates(
@@ -375,6 +398,7 @@ class TestReadError:
         assert blob.prefix(32) == DATA[:32]
 
     @clause("FBD-FAULT-1", "FBD-WRITE-1")
+    @pytest.mark.relies_on("FBD-HASH-1")  # the blob is undamaged: its digest is still SHA-256
     @pytest.mark.parametrize("sink", ["bytesio", "file"])
     @pytest.mark.parametrize("owner", ["blob", "cord"])
     def test_write_to_file_read_error_is_not_a_short_output(

@@ -30,6 +30,12 @@ HOOK_MEMORY_BOUND = 32 * MiB
 """Half of LARGE: holding the blob exceeds it; streaming in bounded chunks stays below it, even
 ExecuTorch's 8 MiB hashing chunks (FBD-HASH-3), which peak at 16 MiB with the read buffer."""
 HOOK_READ_BOUND = 8 * MiB  # an eighth of LARGE: rereading the blob would exceed it eightfold
+HANDED_ON = ("FBD-MOVE-1", "FBD-MOVE-7")
+"""What a digest handed to ``move_from`` saves a read by: it reads nothing, and uses the digest."""
+TAKEN_OVER = ("FBD-MOVE-1", "FBD-MOVE-6", "FBD-CLOSE-1", "FBD-HASH-1")
+"""What a blob taken over with ``move_from`` is seen by: the path gone, the same inode, closing
+the object deletes the file (HOOK-LOW-1 is defined by ``move_from``); the load's digest is the
+object's ``sha256()``, in hex."""
 
 
 def _hook(hook: H | None) -> H:
@@ -345,6 +351,7 @@ class TestLowMemory:
             blob.unlink(missing_ok=True)
 
     @clause("HOOK-MAT-2")
+    @pytest.mark.relies_on(*HANDED_ON, "FBD-HASH-1")
     def test_materialize_hashes_while_writing(self, impl: Implementation, tmp_path: Path) -> None:
         chunks = _large()
         so_path = _so(tmp_path)
@@ -365,6 +372,7 @@ class TestLowMemory:
                 blob.unlink(missing_ok=True)
 
     @clause("HOOK-LOW-1")
+    @pytest.mark.relies_on(*TAKEN_OVER)
     def test_load_takes_over_the_materialized_file(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path
     ) -> None:
@@ -379,6 +387,7 @@ class TestLowMemory:
         assert not owned.exists()
 
     @clause("HOOK-LOW-1")
+    @pytest.mark.relies_on(*TAKEN_OVER, "FBD-HASH-3")  # a blob handed no digest is hashed
     def test_load_takes_over_a_large_file_in_bounded_memory(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path
     ) -> None:
@@ -409,6 +418,7 @@ class TestLowMemory:
         return owned
 
     @clause("HOOK-LOW-2")
+    @pytest.mark.relies_on(*HANDED_ON, "FBD-HASH-1")
     def test_load_does_not_reread_the_blob_to_hash_it(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path
     ) -> None:
@@ -427,6 +437,7 @@ class TestLowMemory:
         )
 
     @clause("HOOK-LOW-4")
+    @pytest.mark.relies_on("FBD-HASH-1")  # a digest is seen stale against SHA-256 of the contents
     @pytest.mark.parametrize("change", ["replaced", "rewritten-same-size", "resized"])
     def test_a_changed_blob_is_rehashed(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path, change: str
@@ -449,6 +460,7 @@ class TestLowMemory:
         )
 
     @clause("HOOK-LOW-4")
+    @pytest.mark.relies_on("FBD-HASH-1")  # a digest is seen stale against SHA-256 of the contents
     def test_no_digest_outlives_its_load(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path
     ) -> None:

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 
 from conformance.api import FileBackedData, Implementation
 from conformance.harness import hypothesis_profiles
+from conformance.harness.checks import check
 from conformance.harness.helpers import placeholders, snapshot
 
 hypothesis_profiles.register()
@@ -162,6 +163,11 @@ class TestFileBackedDataPath:
                     check_error(exc, path, strict=True)
             finally:
                 closing(result)
+            if exc is None:  # what close() does to the file: FBD-CLOSE-1 owned, FBD-INIT-2 not
+                if cleanup:
+                    check(not os.path.lexists(path), "close() left the owned file", "FBD-CLOSE-1")
+                else:
+                    check(os.path.isfile(path), "close() deleted a borrowed file", "FBD-INIT-2")
             after = listing(directory)
             if exc is None and cleanup:
                 before.pop(os.path.basename(path))
@@ -175,6 +181,7 @@ class TestFileBackedDataPath:
             path = _resolve(directory, value, create)
             before = listing(directory)
             result, exc = attempt(lambda: impl.FileBackedData.move_from(path))
+            owned = impl.path_of(result) if exc is None else None
             try:
                 if exc is None:
                     assert isinstance(path, str), f"moved {path!r}"
@@ -183,6 +190,8 @@ class TestFileBackedDataPath:
                     check_error(exc, path, strict=False)
             finally:
                 closing(result)
+            if owned is not None:
+                check(not os.path.lexists(owned), "close() left the owned file", "FBD-CLOSE-1")
             after = listing(directory)
             if exc is None:
                 before.pop(os.path.basename(path))
@@ -298,6 +307,7 @@ class TestPrefix:
                 assert blob.to_bytes() == DATA
             finally:
                 blob.close()
+            check((directory / "x.bin").is_file(), "close() deleted a borrowed file", "FBD-INIT-2")
             assert listing(directory) == {"x.bin": DATA}
 
 

@@ -96,6 +96,7 @@ class TestInodeReuse:
         assert taken.to_bytes() == NEW
 
     @clause("FBD-IDENT-1")
+    @pytest.mark.relies_on("FBD-CLOSE-1")  # the file is made while close() unlinks the owned one
     def test_a_file_made_while_close_unlinks_can_be_owned(
         self, impl: Implementation, blobs: Blobs
     ) -> None:

@@ -334,12 +334,21 @@ def _report(record: Callable[[str, object], None], name: str, done: object) -> N
     print(f"{name}: {done}")
 
 
+OBSERVED_BY_CLOSING = pytest.mark.relies_on("FBD-CLOSE-1", "FBD-CLOSE-2", "FBD-CLOSED-1")
+"""How a run is judged: an owner's close() deletes its file, a second close() is harmless, and a
+closed object raises."""
+MOVED = pytest.mark.relies_on("FBD-MOVE-1", "FBD-MOVE-2")  # the owner has the file, beside it
+OWNING = pytest.mark.relies_on("FBD-INIT-3")  # the constructor owns; an unowned file is owned so
+
+
 @pytest.mark.requires("file-backed")
 class TestInterrupts:
     """move_from, the owning constructor, close and exit interrupted at each step, and forks
     during moves."""
 
     @clause("FBD-INTR-1")
+    @OBSERVED_BY_CLOSING
+    @MOVED
     @needs_proc
     @pytest.mark.parametrize("mode", MODES)
     def test_move_from_interrupted_at_each_step(
@@ -361,6 +370,8 @@ class TestInterrupts:
             assert done > steps
 
     @clause("FBD-INTR-1")
+    @OBSERVED_BY_CLOSING
+    @OWNING
     @needs_proc
     @pytest.mark.parametrize("mode", MODES)
     def test_owning_constructor_interrupted_at_each_step(
@@ -382,6 +393,7 @@ class TestInterrupts:
             assert done > steps
 
     @clause("FBD-INTR-1")
+    @OBSERVED_BY_CLOSING
     @needs_proc
     @pytest.mark.parametrize("mode", MODES)
     def test_close_interrupted_at_each_step(
@@ -403,6 +415,8 @@ class TestInterrupts:
             assert done > steps
 
     @clause("FBD-INTR-1", "FBD-CLOSE-5")
+    @MOVED
+    @OWNING
     @requires("subprocess")
     def test_second_interrupt_during_exit_leaves_nothing(
         self, impl: Implementation, tmp_path: Path
@@ -430,6 +444,8 @@ class TestInterrupts:
         assert not failures, failures
 
     @clause("FBD-INTR-1")
+    @OBSERVED_BY_CLOSING
+    @MOVED
     @needs_proc
     def test_campaign_of_interrupted_moves(
         self, impl: Implementation, tmp_path: Path, record_property: Callable[[str, object], None]
@@ -448,8 +464,9 @@ class TestInterrupts:
                 _report(record_property, f"interrupted move_from ({mode})", done)
 
     @clause("FBD-INTR-1")
+    @OBSERVED_BY_CLOSING
     @needs_proc
-    @pytest.mark.parametrize("what", ["constructor", "close"])
+    @pytest.mark.parametrize("what", [pytest.param("constructor", marks=OWNING), "close"])
     def test_campaign_of_interrupted_owning_and_closing(
         self,
         impl: Implementation,

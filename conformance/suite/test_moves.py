@@ -26,11 +26,15 @@ import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem
 
 from conformance.api import FileBackedData, Implementation
+from conformance.harness.checks import blame, check
 from conformance.harness.helpers import PLACEHOLDER_GLOB, Blobs, placeholders, sparse
 from conformance.harness.measure import BIG, READ_BOUND, io_counters
 
 clause = pytest.mark.clause
 
+RENAMES = pytest.mark.relies_on("FBD-MOVE-1", "FBD-MOVE-6")
+"""For a test that makes ``move_from`` fail (or race) in its rename: a move that copies instead
+(FBD-MOVE-1: no copy; FBD-MOVE-6: the same inode) never meets the fault."""
 NON_ROOT = pytest.mark.parametrize("fs", [[None, None, None, False]], indirect=True, ids=["user"])
 """pyfakefs with ``allow_root_user=False``: permissions are enforced although we run as root."""
 
@@ -77,6 +81,11 @@ def fake_mounts(fs: FakeFilesystem) -> None:
     fs.add_mount_point(tempfile.gettempdir(), can_exist=True)
 
 
+def check_raw_digest(digest: object) -> None:
+    """``digest`` has the form of a ``sha256()`` result: 32 bytes (FBD-HASH-1)."""
+    check(type(digest) is bytes and len(digest) == 32, f"sha256() gave {digest!r}", "FBD-HASH-1")
+
+
 def check_placed_beside(moved: str, source: str, dev: int) -> None:
     """``moved`` is a placeholder in the source's directory, on the source's device."""
     assert os.path.dirname(os.path.abspath(moved)) == os.path.dirname(os.path.abspath(source))
@@ -106,6 +115,7 @@ def check_control(source: str) -> None:
 @pytest.mark.requires("file-backed")
 class TestTakeOver:
     @clause("FBD-MOVE-1")
+    @pytest.mark.relies_on("FBD-CLOSE-1")  # the object owns the file it took: closing deletes it
     def test_takes_the_file(self, impl: Implementation, blobs: Blobs) -> None:
         source = blobs.file(b"multi-GB weights, in miniature")
         blob = blobs.move(source)
@@ -150,7 +160,8 @@ class TestTakeOver:
         monkeypatch.setattr(os, "replace", spy)
         blob = blobs.move(source)
         check_placed_beside(impl.path_of(blob), str(source), os.stat(directory).st_dev)
-        assert (str(source), os.path.abspath(impl.path_of(blob))) in calls
+        renamed = (str(source), os.path.abspath(impl.path_of(blob))) in calls
+        check(renamed, "the source was not renamed onto the placeholder", "FBD-MOVE-6")
         assert placeholder_names(directory) == [blobs.path(blob).name]
         assert placeholder_names(tmp_path) == []
 
@@ -247,14 +258,19 @@ class TestAnotherDevice:
         source.write_bytes(b"in shared memory")
         source.chmod(0o640)
         before = os.stat(source)
-        blob = impl.FileBackedData.move_from(str(source))
+        with blame("FBD-MOVE-2", "FBD-MOVE-3"):  # the rename is where the placeholder is
+            blob = impl.FileBackedData.move_from(str(source))
+        owned = impl.path_of(blob)
         try:
-            check_placed_beside(impl.path_of(blob), str(source), before.st_dev)
-            after = os.stat(impl.path_of(blob))
-            assert (after.st_ino, stat.S_IMODE(after.st_mode)) == (before.st_ino, 0o640)
+            with blame("FBD-MOVE-2", "FBD-MOVE-3"):
+                check_placed_beside(owned, str(source), before.st_dev)
+            after = os.stat(owned)
+            same = (after.st_ino, stat.S_IMODE(after.st_mode)) == (before.st_ino, 0o640)
+            check(same, "the owned file is not the source (inode, mode)", "FBD-MOVE-6")
             assert blob.to_bytes() == b"in shared memory"
         finally:
             blob.close()
+        check(not os.path.lexists(owned), f"close() left the owned file {owned}", "FBD-CLOSE-1")
         assert placeholder_names(shm_dir) == []
 
 
@@ -321,6 +337,11 @@ copy fallback: FBD-MOVE-3) raises. The others may succeed outside the strict pro
 a link or a directory taken over, a digest accepted unchecked."""
 
 
+def cases(names: list[str]) -> list[Any]:
+    """``names`` as parameters; those that fail the rename rely on there being one."""
+    return [pytest.param(n, marks=RENAMES) if n.startswith("replace-") else n for n in names]
+
+
 def must_raise(case: str, raised: BaseException | None) -> bool:
     """Whether the failure clauses apply: the case raised; a case in MUST_FAIL has to."""
     if case in MUST_FAIL:
@@ -331,7 +352,7 @@ def must_raise(case: str, raised: BaseException | None) -> bool:
 @pytest.mark.requires("file-backed")
 class TestFailure:
     @clause("FBD-MOVE-4")
-    @pytest.mark.parametrize("case", FAILURES)
+    @pytest.mark.parametrize("case", cases(FAILURES))
     def test_leaves_no_placeholder(
         self,
         impl: Implementation,
@@ -345,7 +366,7 @@ class TestFailure:
             assert placeholders(tmp_path) == []
 
     @clause("FBD-MOVE-5")
-    @pytest.mark.parametrize("case", [*FAILURES, "replace-interrupted"])
+    @pytest.mark.parametrize("case", cases([*FAILURES, "replace-interrupted"]))
     def test_keeps_the_source(
         self,
         impl: Implementation,
@@ -363,6 +384,7 @@ class TestFailure:
             remove_placeholders(tmp_path)  # judged by the FBD-MOVE-4 tests, not here
 
     @clause("FBD-MOVE-4")
+    @RENAMES
     def test_interrupted_rename_leaves_no_placeholder(
         self,
         impl: Implementation,
@@ -407,6 +429,7 @@ class TestFailure:
             remove_placeholders(tmp_path)
 
     @clause("FBD-MOVE-4", "FBD-MOVE-5")
+    @RENAMES
     def test_source_replaced_just_before_the_rename_is_put_back(
         self,
         impl: Implementation,
@@ -574,7 +597,9 @@ class TestTrustedDigest:
     ) -> None:
         path = blobs.file(b"not what the digest says")
         blob = self.make(impl, blobs, how, path, self.SUPPLIED)
-        assert blob.sha256() == self.SUPPLIED
+        digest = blob.sha256()
+        check_raw_digest(digest)
+        assert digest == self.SUPPLIED
         assert blob.sha256() == self.SUPPLIED
 
     @clause("FBD-MOVE-7")
@@ -586,6 +611,7 @@ class TestTrustedDigest:
         before, _ = io_counters()
         digest = blob.sha256()
         after, _ = io_counters()
+        check_raw_digest(digest)
         assert digest == self.SUPPLIED
         assert after - before < READ_BOUND, f"sha256() read {after - before} bytes"
 

@@ -162,6 +162,7 @@ class TestInterpreterExit:
             _discard(run.path)
 
     @clause("FBD-INIT-3")
+    @pytest.mark.relies_on("FBD-CLOSE-5")  # the owner is seen to own its file by exit releasing it
     def test_cleanup_true_released(self, impl: Implementation, tmp_path: Path) -> None:
         run = run_child(impl, _EXIT_CHILD, tmp_path, "cleanup-true")
         assert run.returncode == 0, run.stderr
@@ -182,6 +183,7 @@ class TestInterpreterExit:
         assert "Warning" not in run.stderr, run.stderr
 
     @clause("FBD-CLOSE-7")
+    @pytest.mark.relies_on("FBD-CLOSE-1", "FBD-CLOSE-5")  # a removal to fail; the exit release
     def test_failed_close_is_retried_at_exit(self, impl: Implementation, tmp_path: Path) -> None:
         run = run_child(impl, _EXIT_CHILD, tmp_path, "close-failed")
         try:
@@ -192,6 +194,7 @@ class TestInterpreterExit:
             _discard(run.path)
 
     @clause("FBD-CLOSE-7")
+    @pytest.mark.relies_on("FBD-CLOSE-5")  # the removal that fails is the exit release's
     def test_failure_at_exit_warns(self, impl: Implementation, tmp_path: Path) -> None:
         run = run_child(impl, _EXIT_CHILD, tmp_path, "removal-fails-at-exit")
         try:
@@ -243,6 +246,7 @@ def _child_drops_the_inherited() -> None:
 
 
 @pytest.mark.requires("file-backed")
+@pytest.mark.relies_on("FBD-CLOSE-1")  # the parent still owns the file: its close() deletes it
 class TestFork:
     @clause("FBD-FORK-1")
     @requires("subprocess")

@@ -56,6 +56,7 @@ class TestSweep:
         shutil.rmtree(directory)
 
     @clause("FBD-SWEEP-2")
+    @pytest.mark.relies_on("FBD-MOVE-2")  # the live placeholder is in the source's directory
     def test_sweep_keeps_a_live_placeholder(self, impl: Implementation, blobs: Blobs) -> None:
         blob = blobs.moved(b"still in use")
         before = tree(blobs.directory)
