@@ -307,11 +307,12 @@ def with_reliance(results: Iterable[Result]) -> list[Result]:
     """``results`` with each blocked failure attributed to the clauses it relies on.
 
     A failed test whose failure named no clause and which relies on clauses is *blocked* by those
-    of them that failed in their own right: in a test that names its failing check's clauses, or
-    whose failure is not itself blocked (a test relying on nothing, or on nothing that failed).
-    One pass, so a clause is never blamed through a chain of reliances; a relied-on clause that is
-    a declared deviation (xfailed, not failed) blocks nothing, so a new failure is never hidden
-    behind a known one."""
+    of them that failed in their own right: in a test whose failing check named them, or in a
+    failed test that relies on nothing. A reliant test's failure never counts as its clauses' own,
+    blocked or not, so a clause is never blamed through a chain of reliances, and each relied-on
+    clause needs a test of its own that relies on nothing. A relied-on clause that is a declared
+    deviation (xfailed, not failed) blocks nothing, so a new failure is never hidden behind a
+    known one."""
     results = list(results)
 
     def reliant(result: Result) -> bool:
