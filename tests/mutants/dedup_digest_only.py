@@ -1,7 +1,8 @@
-"""Breaks: NDS-DEDUP-3, NDS-DEDUP-2
+"""Breaks: NDS-DEDUP-3, NDS-DEDUP-2, NDS-DEDUP-4
 
 Dedup by SHA-256 alone, without the length check of the fingerprint: every new blob is hashed and
-compared with every stored buffer, whatever its length, so unmatched blobs are read in full, and
+compared with every stored buffer, whatever its length (a file is read before any fingerprint
+matches: NDS-DEDUP-4), so unmatched blobs are read in full, and
 blobs of different lengths whose (supplied) digests are equal share a buffer.
 """
 

@@ -7,8 +7,9 @@ Review defect 1: the first version released owned files in ``__del__`` only, wit
 
 from __future__ import annotations
 
-import contextlib
 import os
+
+from reference import file_backed
 
 from . import implementation
 from ._base import Owners
@@ -19,9 +20,9 @@ class FileBackedData(Owners):
         self._finalizer.detach()  # still "owned" for close(), but never called again
 
     def __del__(self) -> None:
-        if self.owned and not getattr(self, "_closed", True):
-            with contextlib.suppress(OSError):
-                os.remove(self._path)
+        # the reference's own release (same file, this process, interrupts deferred), from here
+        if getattr(self, "_owner", False) and not getattr(self, "_closed", True):
+            file_backed._release(self._path, self._identity, self._pid, os.close, self._fd)
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

@@ -1,7 +1,8 @@
 """Breaks: NDS-KEY-3, NDS-MERGE-5
 
-A key already present keeps its entry, whatever is added under it later: a duplicate key with
-different data is silently accepted (and so is a conflicting key in a merge).
+A key already present keeps its buffer, whatever contents are added under it later: a duplicate
+key with different data is silently accepted (and so is a conflicting key in a merge). The rules
+for the place, the layout and the alignment of a re-added key still hold.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from ._base import Store
 
 
 class NamedDataStore(Store):
-    def _readd(self, key: str, data: Any, alignment: int, tag: str | None, layout: object) -> None:
-        return None
+    def _readd(self, key: str, data: Any, alignment: int, tag: str | None, layout: object) -> Any:
+        stored = self.buffers[self._entries(self._tags[key])[key].buffer_index]
+        return super()._readd(key, stored, alignment, tag, layout)  # compared with itself
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

@@ -1,7 +1,8 @@
-"""Breaks: NDS-MERGE-6
+"""Breaks: NDS-MERGE-6, NDS-MERGE-7, NDS-ATOMIC-2
 
 A merge that adds each entry as it replays it instead of staging them: when it fails half-way (a
-key conflict), the entries replayed before the conflict stay merged.
+key conflict, a malformed entry: NDS-MERGE-7), the entries replayed before it stay merged, and
+an interrupt between two entries leaves the store neither before nor after the merge (NDS-ATOMIC-2).
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
-"""Breaks: NDS-MERGE-1
+"""Breaks: NDS-MERGE-1, NDS-MERGE-5, NDS-MERGE-7
 
 ``merge_named_data_store`` that replays only ``other``'s inline entries: its external data is
-silently dropped.
+silently dropped, and with them its conflicts with the target (NDS-MERGE-5) and any malformed
+external entry, which is never looked at (NDS-MERGE-7).
 """
 
 from __future__ import annotations

@@ -6,19 +6,12 @@ source's own directory, so the rename crosses filesystems wherever ``/tmp`` is a
 
 from __future__ import annotations
 
-import os
-
 import reference
-from reference.file_backed import PLACEHOLDER_PREFIX
 
 from . import implementation
 
 
 class FileBackedData(reference.FileBackedData):
-    @staticmethod
-    def _placeholder_prefix() -> str:
-        return f"{PLACEHOLDER_PREFIX}{os.getpid()}_"
-
     @staticmethod
     def _placeholder_dir(source: str) -> None:  # type: ignore[override]  # None: the broken choice
         return None  # mkstemp's default, the system temporary directory

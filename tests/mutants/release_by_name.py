@@ -1,10 +1,13 @@
 """Breaks: FBD-CLOSE-8
 
 ``close()`` that removes the owned path by name, without checking it still names the owned file:
-a file put at that path since is deleted.
+a file put at that path since is deleted. It does so inside ``close()``'s own uninterruptible
+step and only in the owning process, as the reference does.
 """
 
 from __future__ import annotations
+
+import os
 
 import reference
 from reference.file_backed import _unlink_quietly
@@ -13,10 +16,10 @@ from . import implementation
 
 
 class FileBackedData(reference.FileBackedData):
-    def close(self) -> None:
-        if not self.closed and self.owned:
-            _unlink_quietly(self._path)
-        super().close()
+    def _close(self) -> None:
+        if not self._closed and self._owner and os.getpid() == self._pid:
+            _unlink_quietly(self._path)  # whatever file is there now
+        super()._close()
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
