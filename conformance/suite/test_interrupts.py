@@ -225,6 +225,8 @@ def _run_each(
 
 _EXIT_UNDER_INTERRUPTS = child_script(r"""
 import signal
+# Python's handler, also where this process started with SIGINT ignored (as a background job does)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 owners = []
 for i in range(20):
     path = os.path.join(directory, f"owned{i}.bin")
