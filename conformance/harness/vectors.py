@@ -201,6 +201,7 @@ def relies_on(vector: Vector) -> tuple[str, ...]:
         found.append("FBD-HASH-1")  # the digest compared is sha256()'s
     if any("sha256" in blobs[n] for n in compared):
         found.append("FBD-MOVE-7")  # the digest compared is the one supplied to move_from
+        found.append("FBD-HASH-1")  # ... as sha256() gives it, in its 32-byte form
     if any(check.get("buffers") for check in checks) and any(
         blobs[n].get("as") == "file" for n in set(added)
     ):
@@ -340,6 +341,7 @@ class _Run:
         self.merged: dict[str, list[str]] = {}  # store -> the outputs merged into it
         self.layouts = "merge" not in vector.operations  # a wrong layout is NDS-ADD-7's
         self.taken: dict[str, list[str]] = {}  # output -> the outputs merged into its store then
+        self.closed: set[int] = set()  # ids of the file blobs the vector itself closed
 
     def make_blobs(self) -> None:
         for number, (name, definition) in enumerate(self.vector.data["blobs"].items()):
@@ -361,6 +363,8 @@ class _Run:
 
     def step(self, step: Mapping[str, Json]) -> None:
         op = step["op"]
+        if self.merged:
+            self.still_open()
         if op == "add":
             self.store(step["store"]).add_named_data(
                 step["key"],
@@ -381,9 +385,21 @@ class _Run:
             )
         elif op == "close":
             blob = self.objects[step["blob"]]
+            self.closed.add(id(blob))
             blob.close()  # type: ignore[attr-defined]  # a "close" step names a file-backed blob
         else:
             raise ValueError(f"unknown operation {op!r}")
+
+    def still_open(self) -> None:
+        """After a merge, a file blob the vector did not close must still be open: a merge never
+        closes the files of the output it merges (NDS-MERGE-3), and nothing else here closes one.
+        Told by a ``closed`` attribute, where the implementation has one."""
+        for name, blob in self.objects.items():
+            if id(blob) not in self.closed and getattr(blob, "closed", False) is True:
+                raise ClauseFailure(
+                    f"{self.vector.id}: file blob {name!r} was closed by a merge (NDS-MERGE-3)",
+                    ("NDS-MERGE-3",),
+                )
 
     def blame_identity(self, where: str, buffer: object, want: str) -> None:
         """Without merges, which object an output holds is the store's own doing: another blob
@@ -473,6 +489,8 @@ def replay(vector: Vector, impl: Implementation, directory: Path) -> None:
             outcome: BaseException | None = None
             try:
                 run.step(step)
+            except ClauseFailure:  # a check of the replay's own, not the step's outcome
+                raise
             except Exception as exc:  # compared with the expectation
                 outcome = exc
             if step["expect"] != "ok" and number in required:
@@ -480,6 +498,8 @@ def replay(vector: Vector, impl: Implementation, directory: Path) -> None:
                     _check_outcome(_where(vector, number, step), step["expect"], outcome)
             else:
                 _check_outcome(_where(vector, number, step), step["expect"], outcome)
+        if run.merged:
+            run.still_open()
         for number, check in enumerate(vector.data["checks"], start=1):
             run.check(number, check)
     finally:

@@ -1,7 +1,7 @@
-"""Breaks: NDS-DEDUP-2, NDS-DEDUP-4
+"""Breaks: NDS-DEDUP-2, NDS-DEDUP-4, NDS-DEDUP-10
 
 Dedup by fingerprint alone: a blob whose length and first 32 bytes match a stored buffer is taken
-to be equal to it, and no digest is ever compared.
+to be equal to it, and no digest is ever compared, not even one supplied with a file (NDS-DEDUP-10).
 """
 
 from __future__ import annotations
