@@ -29,11 +29,13 @@ TIMEOUT = 900
 MUTANTS = mutant_names()
 MAX_OTHERS = 2
 """Clauses a mutant does not declare that its failure may still be blamed on (issue 10)."""
-OVER_THE_BOUND: dict[str, int] = {}
+OVER_THE_BOUND: dict[str, int] = {"owner_check_by_path": 3}
 """Mutants still blamed on more than MAX_OTHERS other clauses when last measured
 (``docs/mutation.md``), and how many: a ratchet, so that attribution can only get better; the
-issue's target is that this is empty, as it is since the tests say what they rely on
-(``relies_on``). Measured for all 81 mutants on main of 2026-12-01 (whole suite,
+issue's target is that this is empty. Since the tests say what they rely on (``relies_on``)
+one is left: ``owner_check_by_path`` replaces the reference's owner registry with its own, whose
+finalizer weakref's exit hook runs, so a second interrupt at exit leaves its files (FBD-CLOSE-5,
+FBD-INTR-1), and whose map of paths outlives its loads (HOOK-LOW-4). Measured for all 81 mutants on main of 2026-12-01 (whole suite,
 ``ci-no-shrink``, Hypothesis 6.170.17, which ``tox -e meta`` pins: the examples a derandomized
 Hypothesis draws, and so these counts, change between its releases)."""
 VARIANCE = 1
