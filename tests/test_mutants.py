@@ -35,9 +35,10 @@ OVER_THE_BOUND: dict[str, int] = {"owner_check_by_path": 3}
 issue's target is that this is empty. Since the tests say what they rely on (``relies_on``)
 one is left: ``owner_check_by_path`` replaces the reference's owner registry with its own, whose
 finalizer weakref's exit hook runs, so a second interrupt at exit leaves its files (FBD-CLOSE-5,
-FBD-INTR-1), and whose map of paths outlives its loads (HOOK-LOW-4). Measured for all 81 mutants on main of 2026-12-01 (whole suite,
-``ci-no-shrink``, Hypothesis 6.170.17, which ``tox -e meta`` pins: the examples a derandomized
-Hypothesis draws, and so these counts, change between its releases)."""
+FBD-INTR-1), and whose map of paths outlives its loads (HOOK-LOW-4). Measured for all 81
+mutants on main of 2026-12-01 (whole suite, ``ci-no-shrink``, Hypothesis 6.170.17, which ``tox -e
+meta`` pins: the examples a derandomized Hypothesis draws, and so these counts, change between its
+releases)."""
 VARIANCE = 1
 """Room over a ratchet entry for a clause that a load-dependent test (a child's timing, a fork)
 fails in one run and not another; a mutant under the bound gets none."""
