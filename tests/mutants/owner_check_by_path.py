@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import reference
@@ -25,20 +26,59 @@ def _owned(path: str) -> bool:
     return owner is not None and not owner.closed
 
 
+def _release(
+    real: str,
+    key: tuple[int, int],
+    path: str,
+    identity: tuple[int, int],
+    pid: int,
+    close: Callable[[int], None],
+    fd: int,
+) -> None:
+    """The reference's release, then the path forgotten, so that only the check is wrong."""
+    try:
+        file_backed._release(path, identity, pid, close, fd)
+    finally:
+        file_backed._owners.pop(key, None)
+        if (ref := _BY_PATH.get(real)) is not None and ref() is None:
+            del _BY_PATH[real]
+
+
 class FileBackedData(reference.FileBackedData):
     def _init(
         self, path: str, st: os.stat_result, digest: bytes | None, owner: bool, fd: int = -1
     ) -> None:
         super()._init(path, st, digest, owner=False, fd=fd)
         if owner:
-            if _owned(path):
+            real = os.path.realpath(path)
+            if _owned(real):
                 raise ValueError(f"{path!r} is already owned")
-            _BY_PATH[os.path.realpath(path)] = weakref.ref(self)
+            # kept in the reference's registry under a key no inode has, so that its release at
+            # exit (FBD-CLOSE-5) finds this owner, while its check by inode never does
+            self._key = (-1, id(self))
+            _BY_PATH[real] = file_backed._owners[self._key] = weakref.ref(self)
             self._owner = True
             self._finalizer.detach()
             self._finalizer = weakref.finalize(
-                self, file_backed._release, path, self._identity, self._pid, os.close, self._fd
+                self, _release, real, self._key, path, self._identity, self._pid, os.close, self._fd
             )
+            self._finalizer.atexit = False
+
+    def _close(self) -> None:
+        super()._close()
+        self._forget()
+
+    def _disown(self) -> None:
+        super()._disown()
+        self._forget()
+
+    def _forget(self) -> None:
+        key = getattr(self, "_key", None)
+        if key is not None:
+            file_backed._owners.pop(key, None)
+            real = os.path.realpath(self._path)
+            if (ref := _BY_PATH.get(real)) is not None and ref() is self:
+                del _BY_PATH[real]
 
     @classmethod
     def move_from(cls, path: Any, sha256: Any = None) -> reference.FileBackedData:
