@@ -267,6 +267,8 @@ def test_a_re_add_into_a_lent_map_copies_it_once() -> None:
     assert [e.alignment for e in out.external_data["weights"].values()] == [2, 2]
     now = store.get_named_data_store_output().external_data["weights"]
     assert [e.alignment for e in now.values()] == [4, 8]
+    # the replaced map is forgotten: its id, once free, would make some later map be copied
+    assert store._lent == {id(store.pte_data), id(store.external_data["weights"])}
 
 
 def test_a_snapshot_has_no_other_attributes() -> None:
