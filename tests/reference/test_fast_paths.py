@@ -354,6 +354,21 @@ def test_bytesio_like_write_would(
     assert out.getvalue()[position + 5] == ord("!")
 
 
+def test_bytesio_is_read_into_not_written_in_chunks(make_file, monkeypatch) -> None:
+    # the result is the same either way (above): only the route tells the fast path was taken
+    real, chunks = file_backed._VerifiedReader.read_into, []
+
+    def read_into(reader: Any, out: io.BytesIO) -> None:
+        chunks.append(reader.remaining)
+        real(reader, out)
+
+    monkeypatch.setattr(file_backed._VerifiedReader, "read_into", read_into)
+    out = io.BytesIO()
+    with FileBackedData(make_file("a.bin", b"x" * (CHUNK_SIZE + 1))) as blob:
+        blob.write_to_file(out)
+    assert chunks == [CHUNK_SIZE + 1] and out.getvalue() == b"x" * (CHUNK_SIZE + 1)
+
+
 def test_bytesio_large(make_file) -> None:
     data = os.urandom(3 * CHUNK_SIZE + 7)
     out = io.BytesIO()
