@@ -142,6 +142,31 @@ MESSAGES: dict[str, tuple[Callable[[], object], type[BaseException], str]] = {
         ValueError,
         "entry 'k' refers to buffer 2, but the output has 2",
     ),
+    "merge-entry-type": (
+        _merge({"k": (0, 1, None)}, {}),
+        TypeError,
+        "entry 'k' must be a DataEntry, not tuple: (0, 1, None)",
+    ),
+    "merge-pte-type": (
+        _merge(None, {}),
+        TypeError,
+        "pte_data must be a dict, not NoneType: None",
+    ),
+    "merge-external-type": (
+        _merge({}, [1]),
+        TypeError,
+        "external_data must be a dict, not list: [1]",
+    ),
+    "merge-tag-map-type": (
+        _merge({}, {"t": None}),
+        TypeError,
+        "external_data['t'] must be a dict, not NoneType: None",
+    ),
+    "merge-buffers-type": (
+        lambda: NamedDataStore().merge_named_data_store(NamedDataStoreOutput(None, {}, {})),
+        TypeError,
+        "buffers must be a list, not NoneType: None",
+    ),
     "cap-zero": (
         _external(0),
         ValueError,
