@@ -1,0 +1,130 @@
+"""The reference's merge and its short ways: an unread snapshot replayed from the store's own
+containers, and new ``bytes`` blobs staged without the general path. Each must give what the
+general path gives, on the inputs where a wrong short way would part from it; the route tests say
+that the short way is taken (nothing else tells it from the long one)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from reference import DataEntry, NamedDataStore, NamedDataStoreOutput, named_data
+
+
+def entries(store: NamedDataStore) -> tuple[object, ...]:
+    out = store.get_named_data_store_output()
+    return (
+        list(out.buffers),
+        {k: (type(e), e.buffer_index, e.alignment) for k, e in out.pte_data.items()},
+        {
+            tag: {k: (type(e), e.buffer_index, e.alignment) for k, e in m.items()}
+            for tag, m in out.external_data.items()
+        },
+    )
+
+
+def source() -> NamedDataStore:
+    store = NamedDataStore()
+    store.add_named_data("inline", b"one")
+    store.add_named_data("ext", b"two", 4, "model")
+    return store
+
+
+def test_an_unread_snapshot_is_merged_without_being_copied() -> None:
+    out = source().get_named_data_store_output()
+    target = NamedDataStore()
+    target.merge_named_data_store(out)
+    assert set(out.__dict__) == {"_view"}  # read from the store's containers, not copied
+    assert entries(target) == entries(source())
+
+
+@dataclass(frozen=True, slots=True)
+class SlotsOutput:
+    """An output of another type, without a ``__dict__``."""
+
+    buffers: list[bytes]
+    pte_data: dict[str, DataEntry]
+    external_data: dict[str, dict[str, DataEntry]]
+
+
+def test_an_output_of_another_type_without_a_dict_is_merged() -> None:
+    target = NamedDataStore()
+    target.merge_named_data_store(SlotsOutput([b"one"], {"inline": DataEntry(0, 1)}, {}))  # type: ignore[arg-type]  # an output of another type is taken as it is
+    assert entries(target) == ([b"one"], {"inline": (DataEntry, 0, 1)}, {})
+
+
+@pytest.mark.parametrize("tag", ["", 5], ids=["empty", "int"])
+def test_an_empty_map_is_no_entry_to_check(tag: Any) -> None:
+    # nothing under it is added, so nothing is checked, as add checks only what it adds
+    target = NamedDataStore()
+    target.merge_named_data_store(NamedDataStoreOutput([], {}, {tag: {}}))
+    assert entries(target) == ([], {}, {})
+
+
+class Index(int):
+    """An int of a subclass: a valid index (only a bool is refused)."""
+
+
+def test_an_index_of_an_int_subclass_is_an_index() -> None:
+    target = NamedDataStore()
+    target.merge_named_data_store(
+        NamedDataStoreOutput([b"a", b"b"], {"k": DataEntry(Index(1), 1)}, {})
+    )
+    assert entries(target) == ([b"b"], {"k": (DataEntry, 0, 1)}, {})
+
+
+@dataclass(frozen=True)
+class Entry:
+    """An entry of another type, with a DataEntry's fields."""
+
+    buffer_index: int
+    alignment: int
+    tensor_layout: object = None
+
+
+def test_an_entry_of_another_type_is_stored_as_a_data_entry() -> None:
+    target = NamedDataStore()
+    target.merge_named_data_store(NamedDataStoreOutput([b"a"], {"k": Entry(0, 2)}, {}))  # type: ignore[dict-item]  # an entry of another type
+    assert entries(target) == ([b"a"], {"k": (DataEntry, 0, 2)}, {})
+
+
+def test_a_re_add_that_changes_nothing_leaves_a_lent_map_as_it_is() -> None:
+    store = source()
+    lent = store.external_data["model"]
+    store.get_named_data_store_output()
+    store.add_named_data("ext", b"two", 2, "model")  # 2 divides 4: the entry stays as it was
+    assert store.external_data["model"] is lent
+
+
+def test_new_bytes_blobs_are_staged_the_short_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    target = NamedDataStore()
+    target.add_named_data("stored", b"S" * 40)
+    stored = target.buffers[0]
+    general: list[object] = []
+    real = named_data._Stage.add
+
+    def add(stage: Any, key: str, *args: Any) -> None:
+        general.append(key)
+        real(stage, key, *args)
+
+    monkeypatch.setattr(named_data._Stage, "add", add)
+    other = NamedDataStoreOutput(
+        [b"new", stored, bytes(bytearray(stored)), b"S" * 39 + b"x"],
+        {"new": DataEntry(0, 1), "same object": DataEntry(1, 1), "equal copy": DataEntry(2, 1)},
+        {"model": {"same prefix": DataEntry(3, 1)}},
+    )
+    target.merge_named_data_store(other)
+    assert general == []
+    out = target.get_named_data_store_output()
+    assert [
+        out.pte_data[k].buffer_index for k in ("stored", "new", "same object", "equal copy")
+    ] == [
+        0,
+        1,
+        0,
+        0,
+    ]
+    assert out.external_data["model"]["same prefix"].buffer_index == 2
+    assert len(out.buffers) == 3
