@@ -163,9 +163,9 @@ MESSAGES: dict[str, tuple[Callable[[], object], type[BaseException], str]] = {
         "external_data['t'] must be a dict, not NoneType: None",
     ),
     "merge-buffers-type": (
-        lambda: NamedDataStore().merge_named_data_store(NamedDataStoreOutput(None, {}, {})),
+        lambda: NamedDataStore().merge_named_data_store(NamedDataStoreOutput(5, {}, {})),
         TypeError,
-        "buffers must be a list, not NoneType: None",
+        "buffers must be a list, not int: 5",
     ),
     "cap-zero": (
         _external(0),
