@@ -4,13 +4,16 @@ Every case of bench/cases.py at each N, both implementations in their own worker
 interleaved repetition by repetition. The report fits each implementation's exponent (least
 squares of log time on log N over the sizes measured) and gives the ratio reference / ExecuTorch
 at the largest N both reached. A size whose time, extrapolated from the sizes before it, would
-exceed the budget is not run for that implementation (ExecuTorch's quadratic cases at 10^5).
+exceed the budget is not run for that implementation (ExecuTorch's quadratic cases at 10^5), nor
+is a size of ``output_files`` whose N open blobs the reference cannot hold: it keeps one
+descriptor per open ``FileBackedData`` (FBD-IDENT-1), and a process may hold ``RLIMIT_NOFILE``.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import resource
 import statistics
 import sys
 import tempfile
@@ -24,6 +27,23 @@ from .units import LABELS
 
 SIZES = (100, 1_000, 10_000, 100_000)
 MEASURED = ("reference", "executorch")
+
+
+DESCRIPTORS_SPARE = 64
+"""Descriptors a worker needs besides one per open blob (its pipes, files and interpreter)."""
+
+
+def descriptors_short(case: str, variant: str, n: int) -> str | None:
+    """Why ``variant`` cannot hold the N open blobs of ``case`` here, if it cannot."""
+    if case != "output_files" or variant != "reference":
+        return None
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or n + DESCRIPTORS_SPARE <= soft:
+        return None
+    return (
+        f"not run from N = {n}: it holds one descriptor per open blob (FBD-IDENT-1), "
+        f"and RLIMIT_NOFILE is {soft}"
+    )
 
 
 def inner_for(n: int) -> int:
@@ -79,6 +99,10 @@ def run_scaling(args: argparse.Namespace) -> dict[str, Any]:
                         done = [(p["n"], p["median"]) for p in series[case][variant]]
                         guess = predicted(done, n) * args.reps
                         if variant in skipped[case]:
+                            continue
+                        short = descriptors_short(case, variant, n)
+                        if short is not None:
+                            skipped[case][variant] = short
                             continue
                         if guess > args.budget:
                             skipped[case][variant] = (

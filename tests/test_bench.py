@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,7 @@ from bench import report
 from bench.__main__ import main
 from bench.cases import CASES, write_files
 from bench.run import parse_size, sizes_up_to
-from bench.scaling import fit, predicted
+from bench.scaling import DESCRIPTORS_SPARE, fit, predicted
 
 WORKER = Path(__file__).resolve().parents[1] / "bench" / "worker.py"
 
@@ -89,6 +90,24 @@ def test_fitted_exponents() -> None:
     assert fit([(10, 1.0)]) is None
     assert predicted([(10, 1.0), (100, 100.0)], 1000) == pytest.approx(10_000.0)
     assert predicted([(10, 1.0), (100, 1.0)], 1000) == pytest.approx(10.0)  # at least linear
+
+
+def test_output_files_past_the_descriptor_limit_is_not_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    monkeypatch.setattr(resource, "getrlimit", lambda _: (DESCRIPTORS_SPARE + 15, hard))
+    json_path = tmp_path / "s.json"
+    args = ["--scaling", "--sizes", "10,20", "--reps", "1", "--cases", "output_files"]
+    args += ["--executorch-python", str(tmp_path / "no-python"), "--dir", str(tmp_path)]
+    args += ["--json", str(json_path), "--markdown", str(tmp_path / "s.md"), "--plot", ""]
+    assert main(args) == 0
+    result = json.loads(json_path.read_text())
+    assert [p["n"] for p in result["series"]["output_files"]["reference"]] == [10]
+    assert result["skipped"]["output_files"]["reference"] == (
+        "not run from N = 20: it holds one descriptor per open blob (FBD-IDENT-1), "
+        f"and RLIMIT_NOFILE is {DESCRIPTORS_SPARE + 15}"
+    )
 
 
 def test_a_scaling_run_without_executorch(tmp_path: Path) -> None:
