@@ -147,7 +147,9 @@ class TestOutput:
             "add",
             pytest.param("add-then-merge-it", marks=relies_on(REPLAY)),  # seen through a merge
             "add-new-tag",
+            "re-add",
             "merge",
+            "merge-re-add",
         ],
     )
     def test_output_is_a_snapshot(self, impl: Implementation, change: str) -> None:
@@ -168,10 +170,17 @@ class TestOutput:
             store.add_named_data("later ext", b"four", 1, "model")
         elif change == "add-new-tag":
             store.add_named_data("later", b"three", 1, "new tag")
+        elif change == "re-add":  # another alignment: both entries change in place
+            store.add_named_data("inline", b"one", 8)
+            store.add_named_data("ext", b"two", 8, "model")
         else:
             source = impl.NamedDataStore()
-            source.add_named_data("merged", b"five")
-            source.add_named_data("merged ext", b"six", 1, "model")
+            if change == "merge":
+                source.add_named_data("merged", b"five")
+                source.add_named_data("merged ext", b"six", 1, "model")
+            else:  # re-adds only, each map of the store changed by nothing else
+                source.add_named_data("inline", b"one", 8)
+                source.add_named_data("ext", b"two", 8, "model")
             store.merge_named_data_store(source.get_named_data_store_output())
         assert output_state(earlier) == before
         assert state(store) != before
