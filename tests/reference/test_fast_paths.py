@@ -18,7 +18,7 @@ import pytest
 
 import reference.file_backed as file_backed
 import reference.named_data as named_data
-from reference import Cord, FileBackedData, NamedDataStore
+from reference import Cord, DataEntry, FileBackedData, NamedDataStore, NamedDataStoreOutput
 from reference.file_backed import CHUNK_SIZE, FileChangedError
 
 LARGE = 4 * CHUNK_SIZE
@@ -523,6 +523,23 @@ def test_the_same_bytes_object_is_not_hashed(hashed) -> None:
     store.add_named_data("c", bytes(bytearray(weights)))
     assert len(hashed) == 3  # only the new object
     assert len(store.buffers) == 1
+
+
+def test_a_digest_once_known_is_not_computed_again(hashed) -> None:
+    # one fingerprint: three equal objects (the first stays the lone buffer, asked twice), then
+    # two other contents (the second and the third buffer of the fingerprint); re-adding each key
+    # with an equal copy asks for the stored buffer's digest once more
+    prefix = b"P" * named_data.FINGERPRINT_PREFIX
+    a, b, c = prefix + b"a", prefix + b"b", prefix + b"c"
+    blobs = [a, bytes(bytearray(a)), bytes(bytearray(a)), b, c]
+    store = NamedDataStore()
+    store.merge_named_data_store(
+        NamedDataStoreOutput(blobs, {f"k{i}": DataEntry(i, 1) for i in range(5)}, {})
+    )
+    store.add_named_data("k3", bytes(bytearray(b)))
+    store.add_named_data("k4", bytes(bytearray(c)))
+    assert store.buffers == [a, b, c]
+    assert len(hashed) == len({id(data) for data in hashed}) == 7  # each object once
 
 
 def test_the_same_file_object_is_not_read(make_file, read_spy) -> None:

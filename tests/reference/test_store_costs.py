@@ -271,10 +271,24 @@ def test_a_re_add_into_a_lent_map_copies_it_once() -> None:
     assert store._lent == {id(store.pte_data), id(store.external_data["weights"])}
 
 
+def test_a_merged_re_add_copies_only_the_lent_map_it_changes() -> None:
+    store = NamedDataStore()
+    store.add_named_data("a", b"a", 2, "changed")
+    store.add_named_data("b", b"b", 2, "grown")
+    grown = store.external_data["grown"]
+    store.get_named_data_store_output()
+    source = NamedDataStore()
+    source.add_named_data("a", b"a", 8, "changed")  # an entry replaced: that map is copied
+    source.add_named_data("c", b"c", 2, "grown")  # an entry added: that map only grows
+    store.merge_named_data_store(source.get_named_data_store_output())
+    assert store.external_data["grown"] is grown and list(grown) == ["b", "c"]
+
+
 def test_a_snapshot_has_no_other_attributes() -> None:
     out = NamedDataStore().get_named_data_store_output()
-    with pytest.raises(AttributeError, match="nothing"):
+    with pytest.raises(AttributeError) as raised:
         getattr(out, "nothing")  # noqa: B009  (no such attribute: the point)
+    assert str(raised.value) == "'NamedDataStoreOutput' object has no attribute 'nothing'"
     assert out.buffers == [] and out.pte_data == {} and out.external_data == {}
     del out.buffers
     with pytest.raises(AttributeError, match="buffers"):
