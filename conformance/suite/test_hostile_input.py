@@ -343,6 +343,11 @@ def seeded(impl: Implementation) -> Any:
     return store
 
 
+def _alignment_clause(alignment: object) -> str:
+    """The clause a wrong alignment breaks: an int of 0 or less NDS-ADD-3, any other NDS-ADD-5."""
+    return "NDS-ADD-3" if type(alignment) is int and alignment <= 0 else "NDS-ADD-5"
+
+
 class TestAddNamedData:
     @clause("NDS-ADD-1", "NDS-ADD-3")
     @FEW
@@ -356,15 +361,23 @@ class TestAddNamedData:
         if isinstance(data, bytes) and (alignment is None or alignment > 0):
             assert exc is None, exc
             return
-        assert exc is not None, f"accepted data={data!r}, alignment={alignment!r}"
+        culprit = "NDS-ADD-3" if isinstance(data, bytes) else "NDS-ADD-1"  # the alignment, or data
+        check(exc is not None, f"accepted data={data!r}, alignment={alignment!r}", culprit)
         if isinstance(data, bytes):
-            assert isinstance(exc, ValueError), exc
-            assert str(exc) == f"Alignment must be greater than 0, received {alignment}."
+            check(
+                isinstance(exc, ValueError)
+                and str(exc) == f"Alignment must be greater than 0, received {alignment}.",
+                f"alignment {alignment!r} raised {exc!r}",
+                culprit,
+            )
         else:
-            assert isinstance(exc, (TypeError, ValueError)), exc
-            if isinstance(exc, TypeError):
-                assert type(data).__name__ in str(exc), exc
-        assert snapshot(store) == before
+            check(
+                isinstance(exc, ValueError)
+                or (isinstance(exc, TypeError) and type(data).__name__ in str(exc)),
+                f"data of type {type(data).__name__} raised {exc!r}",
+                culprit,
+            )
+        check(snapshot(store) == before, "the refused add changed the store", culprit)
 
     @clause("NDS-ADD-5", "NDS-ADD-6", "NDS-ATOMIC-1")
     @FEW
@@ -390,15 +403,22 @@ class TestAddNamedData:
         if good_key and good_alignment and good_tag:
             assert exc is None, exc
             return
-        assert exc is not None, f"accepted key={key!r}, alignment={alignment!r}, tag={tag!r}"
-        assert isinstance(exc, (TypeError, ValueError)), exc
         culprits = [
-            v
-            for v, good in ((key, good_key), (alignment, good_alignment), (tag, good_tag))
+            (value, clause_of)
+            for value, good, clause_of in (
+                (key, good_key, "NDS-ADD-6"),
+                (alignment, good_alignment, _alignment_clause(alignment)),
+                (tag, good_tag, "NDS-ADD-6"),
+            )
             if not good
         ]
-        assert any(names(exc, v) for v in culprits) or tag == "", exc
-        assert snapshot(store) == before
+        broken = sorted({clause_of for _, clause_of in culprits})
+        accepted = f"accepted key={key!r}, alignment={alignment!r}, tag={tag!r}"
+        check(exc is not None, accepted, *broken)
+        check(isinstance(exc, (TypeError, ValueError)), f"{accepted[2:]} raised {exc!r}", *broken)
+        named = exc is not None and (any(names(exc, value) for value, _ in culprits) or tag == "")
+        check(named, f"{exc!r} names none of the wrong values", *broken)
+        check(snapshot(store) == before, "the refused add changed the store", "NDS-ATOMIC-1")
 
 
 class TestExternalizeInput:

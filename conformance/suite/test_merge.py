@@ -382,6 +382,7 @@ class TestMerge:
         assert snapshot(target) == snapshot(added)
 
     @clause("NDS-MERGE-1")
+    @relies_on("NDS-ADD-3", "NDS-ADD-5", "NDS-ADD-6")  # add's own checks are the measure
     @pytest.mark.parametrize(
         ("key", "alignment"),
         [(5, 1), ("k", True), ("k", 0), ("k", -8), ("k", "8"), ("k", 2.0)],
