@@ -170,11 +170,14 @@ def _replay(
 
 
 def _undo(action: Callable[[], None]) -> None:
-    """Run an idempotent undo to its end, again from the start if it is itself interrupted."""
+    """Run an idempotent undo to its end, again from the start if it is itself interrupted; an
+    error of the undo itself (an ``Exception``) is raised, as it would recur in every run."""
     while True:
         try:
             action()
             return
+        except Exception:
+            raise
         except BaseException:  # a second interrupt: the undo is idempotent, so it runs again
             continue
 

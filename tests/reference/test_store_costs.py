@@ -401,7 +401,7 @@ def test_a_merge_through_every_staging_branch_is_undone_or_done(where: str) -> N
 @pytest.mark.parametrize("where", ["_digests", "_index", "_ids"])
 def test_an_undo_interrupted_after_part_of_it_is_done_runs_again_to_its_end(where: str) -> None:
     # The second interrupt lands after the undo has dropped one entry of ``where``: the rerun
-    # must take an entry already gone for done (an undo that needs it there never ends).
+    # must take an entry already gone for done (an undo that needs it there fails).
     store = lone_store()
     before = outline(store)
     store._tags = Interrupting(store._tags, "update")
@@ -413,6 +413,22 @@ def test_an_undo_interrupted_after_part_of_it_is_done_runs_again_to_its_end(wher
     store._tags = dict(store._tags)
     store.merge_named_data_store(crafted())
     assert len(store.get_named_data_store_output().buffers) == 2 + 4 and orphans(store) == set()
+
+
+class Broken(dict[Any, Any]):
+    """A dict whose ``pop`` fails, as an undo with a bug in it would."""
+
+    def pop(self, *args: Any) -> Any:
+        raise RuntimeError("the undo failed")
+
+
+def test_an_undo_that_fails_raises_its_error_rather_than_run_for_ever() -> None:
+    store = lone_store()
+    store._tags = Interrupting(store._tags, "update")
+    store._digests = Broken(store._digests)
+    with pytest.raises(RuntimeError, match="the undo failed") as raised:
+        store.merge_named_data_store(crafted())
+    assert isinstance(raised.value.__context__, KeyboardInterrupt)  # what the undo was undoing
 
 
 def test_the_very_object_of_a_stored_buffer_is_merged_without_hashing() -> None:
