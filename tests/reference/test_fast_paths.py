@@ -525,6 +525,21 @@ def test_the_same_bytes_object_is_not_hashed(hashed) -> None:
     assert len(store.buffers) == 1
 
 
+@pytest.mark.parametrize(
+    ("alignment", "tag"), [(1, None), (2, None), (1, "t")], ids=["plain", "aligned", "tagged"]
+)
+def test_the_usual_arguments_of_an_add_are_checked_by_type_alone(
+    monkeypatch: pytest.MonkeyPatch, alignment: int, tag: str | None
+) -> None:
+    checked: list[object] = []
+    monkeypatch.setattr(NamedDataStore, "_check_arguments", staticmethod(checked.append))
+    store = NamedDataStore()
+    store.add_named_data("k", b"blob", alignment, tag)
+    assert checked == []  # the general check, which the short way stands for, never ran
+    entries = store.pte_data if tag is None else store.external_data[tag]
+    assert entries["k"] == DataEntry(0, alignment, None)
+
+
 def test_a_digest_once_known_is_not_computed_again(hashed) -> None:
     # one fingerprint: three equal objects (the first stays the lone buffer, asked twice), then
     # two other contents (the second and the third buffer of the fingerprint); re-adding each key

@@ -7,6 +7,8 @@ import errno
 import io
 import os
 import signal
+import subprocess
+import sys
 import threading
 import weakref
 from pathlib import Path
@@ -19,6 +21,7 @@ from conformance.harness.child import dead_pid
 from conformance.harness.interrupts import deliver_sigint, interrupting
 from reference import Cord, FileBackedData, FileChangedError
 from reference.sweep import sweep
+from tests.children import REPO, subprocess_env
 
 
 def _source(tmp_path: Path, data: bytes = b"data" * 100) -> Path:
@@ -349,3 +352,30 @@ def test_a_source_replaced_before_its_descriptor_was_opened(
     monkeypatch.undo()
     assert set(os.listdir("/proc/self/fd")) <= before  # the held descriptor was closed
     assert os.listdir(tmp_path) == ["source.bin"]
+
+
+def test_a_move_in_a_process_without_stdin_holds_one_descriptor(tmp_path: Path) -> None:
+    # with descriptor 0 free, the descriptor held for the moved file is 0: it is still the one
+    # handed to the new object, not taken for "none given" (which would leak it and open another)
+    code = (
+        "import os, sys\n"
+        "os.close(0)\n"
+        "from reference import FileBackedData\n"
+        "open(sys.argv[1], 'wb').write(b'x')\n"
+        "count = lambda: len(os.listdir('/proc/self/fd'))\n"
+        "before = count()\n"
+        "blob = FileBackedData.move_from(sys.argv[1])\n"
+        "held = count() - before\n"
+        "blob.close()\n"
+        "print(held, count() - before)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "source.bin")],
+        cwd=REPO,
+        env=subprocess_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout.split()) == (0, ["1", "0"]), done.stderr
