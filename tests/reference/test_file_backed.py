@@ -1006,8 +1006,10 @@ def test_repr_tells_borrowed_owned_and_closed(make_file) -> None:
     path = str(make_file("blob.bin", b"0123456789"))
     borrowed = FileBackedData(path)
     assert repr(borrowed) == f"FileBackedData({path!r}, size=10, borrowed)"
+    assert borrowed.owned is False  # a bool, as its annotation says
     owned = FileBackedData.move_from(path)
     assert repr(owned) == f"FileBackedData({owned.path!r}, size=10, owned)"
+    assert owned.owned is True
     owned.close()
     assert repr(owned) == f"FileBackedData({owned.path!r}, size=10, closed)"
 
