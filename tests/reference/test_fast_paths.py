@@ -293,13 +293,23 @@ def test_a_closed_file(make_file, tmp_path) -> None:
         blob.write_to_file(out)
 
 
-def test_a_file_open_for_reading(make_file, tmp_path) -> None:
+def test_a_file_open_for_reading(make_file, tmp_path, kernel) -> None:
     with (
         FileBackedData(make_file("a.bin", b"data")) as blob,
         open(make_file("out", b""), "rb", buffering=0) as out,
         pytest.raises(io.UnsupportedOperation),
     ):
         blob.write_to_file(out)
+    assert kernel["copy_file_range"].results == kernel["sendfile"].results == []  # never tried
+
+
+def test_the_owner_tag_is_computed_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[int] = []
+    real = file_backed._make_tag
+    monkeypatch.setattr(file_backed, "_tag", (-1, ""))
+    monkeypatch.setattr(file_backed, "_make_tag", lambda pid: made.append(pid) or real(pid))
+    assert file_backed._owner_tag() == file_backed._owner_tag()
+    assert made == [os.getpid()]
 
 
 def test_a_source_that_is_no_plain_os_file(make_file, tmp_path, read_spy, kernel) -> None:

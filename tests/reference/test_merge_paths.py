@@ -128,3 +128,36 @@ def test_new_bytes_blobs_are_staged_the_short_way(monkeypatch: pytest.MonkeyPatc
     ]
     assert out.external_data["model"]["same prefix"].buffer_index == 2
     assert len(out.buffers) == 3
+
+
+def test_an_entry_whose_index_holds_is_the_output_s_own_object() -> None:
+    theirs = DataEntry(0, 4)  # frozen: sharing it costs nothing, copying it costs an object
+    target = NamedDataStore()
+    target.merge_named_data_store(NamedDataStoreOutput([b"a"], {"k": theirs}, {}))
+    assert target.get_named_data_store_output().pte_data["k"] is theirs
+
+
+class CountingMaps(dict[Any, Any]):
+    """A stage's map of maps, counting the lookups of a tag's map."""
+
+    lookups = 0
+
+    def get(self, *args: Any) -> Any:
+        CountingMaps.lookups += 1
+        return super().get(*args)
+
+
+def test_a_merge_looks_up_each_tag_s_map_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = named_data._Stage.__init__
+
+    def init(stage: Any, store: NamedDataStore) -> None:
+        real(stage, store)
+        stage.maps = CountingMaps()
+
+    monkeypatch.setattr(named_data._Stage, "__init__", init)
+    CountingMaps.lookups = 0
+    pte = {f"i{i}": DataEntry(i, 1) for i in range(5)}
+    external = {"t": {f"t{i}": DataEntry(5 + i, 1) for i in range(5)}}
+    blobs = [bytes([i]) * 40 for i in range(10)]
+    NamedDataStore().merge_named_data_store(NamedDataStoreOutput(blobs, pte, external))
+    assert CountingMaps.lookups == 2  # inline, then "t": entries come grouped by tag
