@@ -305,3 +305,24 @@ def test_move_from_names_a_source_that_is_no_regular_file(tmp_path: Path) -> Non
     assert _message(lambda: FileBackedData.move_from(fifo), ValueError) == (
         f"not a regular file: {fifo!r}"
     )
+
+
+def test_a_file_replaced_while_it_is_wrapped_is_named(
+    make_file: MakeFile, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = make_file("a.bin", b"data")
+    other = make_file("other.bin", b"other")
+    real_open = os.open
+
+    def replace_then_open(name: Any, flags: int, *args: Any) -> int:
+        monkeypatch.setattr(os, "open", real_open)
+        os.replace(other, name)  # another file at the path, between the stat and the open
+        return real_open(name, flags, *args)
+
+    monkeypatch.setattr(os, "open", replace_then_open)
+    error = _raised(FileChangedError, lambda: FileBackedData(path))
+    assert (error.errno, error.strerror, error.filename) == (
+        errno.ESTALE,
+        "the file was replaced while it was being wrapped",
+        str(path),
+    )
