@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import errno
+import gc
 import io
 import os
 import signal
@@ -379,3 +380,14 @@ def test_a_move_in_a_process_without_stdin_holds_one_descriptor(tmp_path: Path) 
         check=False,
     )
     assert (done.returncode, done.stdout.split()) == (0, ["1", "0"]), done.stderr
+
+
+def test_a_borrowed_blob_collected_unclosed_gives_its_descriptor_back(tmp_path: Path) -> None:
+    path = _source(tmp_path)
+    open_fds = lambda: len(os.listdir("/proc/self/fd"))  # noqa: E731  (a count, read twice)
+    before = open_fds()
+    blob = FileBackedData(path)
+    assert open_fds() == before + 1
+    del blob
+    gc.collect()
+    assert open_fds() == before
