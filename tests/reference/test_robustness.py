@@ -391,3 +391,15 @@ def test_a_borrowed_blob_collected_unclosed_gives_its_descriptor_back(tmp_path: 
     del blob
     gc.collect()
     assert open_fds() == before
+
+
+def test_a_descriptor_closed_behind_its_back_is_no_error_at_collection(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    unraised: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", unraised.append)
+    blob = FileBackedData(_source(tmp_path))
+    os.close(blob._fd)  # someone else's mistake: the finalizer must not fail on it
+    del blob
+    gc.collect()
+    assert unraised == []
