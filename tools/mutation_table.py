@@ -1,8 +1,8 @@
 """Write docs/mutation.md's table of failed clauses per mutant from a meta run's reports.
 
 ``tests/test_mutants.py`` runs each mutant over the whole suite with a JSON report in its
-``tmp_path``; ``tox -e meta`` keeps them in its basetemp (``.tox/meta/tmp/basetemp``, also after
-``.ci/run``), or give it another and point this at it::
+``tmp_path``; run the meta tests with a ``--basetemp`` outside the repository (the child runs of
+the suite must not find its configuration) and point this at it::
 
     tox -e meta -- --basetemp=/tmp/meta
     python tools/mutation_table.py /tmp/meta docs/mutation.md
