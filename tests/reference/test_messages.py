@@ -320,7 +320,9 @@ def test_a_file_replaced_while_it_is_wrapped_is_named(
         return real_open(name, flags, *args)
 
     monkeypatch.setattr(os, "open", replace_then_open)
+    held = len(os.listdir("/proc/self/fd"))
     error = _raised(FileChangedError, lambda: FileBackedData(path))
+    assert len(os.listdir("/proc/self/fd")) == held  # the descriptor it opened is closed again
     assert (error.errno, error.strerror, error.filename) == (
         errno.ESTALE,
         "the file was replaced while it was being wrapped",

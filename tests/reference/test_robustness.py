@@ -403,3 +403,39 @@ def test_a_descriptor_closed_behind_its_back_is_no_error_at_collection(
     del blob
     gc.collect()
     assert unraised == []
+
+
+def test_finalizers_are_left_to_the_release_at_exit(tmp_path: Path) -> None:
+    # weakref's own exit hook would run them without SIGINT ignored (FBD-INTR-1)
+    (tmp_path / "owned").mkdir()
+    with (
+        FileBackedData(_source(tmp_path)) as borrowed,
+        FileBackedData.move_from(_source(tmp_path / "owned")) as owned,
+    ):
+        assert (borrowed._finalizer.atexit, owned._finalizer.atexit) == (False, False)
+
+
+def test_close_forgets_the_owner(tmp_path: Path) -> None:
+    blob = FileBackedData.move_from(_source(tmp_path))
+    identity = blob._identity
+    blob.close()
+    assert identity not in file_backed._owners  # not kept until the closed object is collected
+
+
+def test_a_sigint_ignored_stays_ignored_through_a_move(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_replace = os.replace
+
+    def replace_then_interrupt(source: Any, target: Any) -> None:
+        real_replace(source, target)
+        os.kill(os.getpid(), signal.SIGINT)  # ignored, as in a background job
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        monkeypatch.setattr(os, "replace", replace_then_interrupt)
+        blob = FileBackedData.move_from(_source(tmp_path))
+        monkeypatch.setattr(os, "replace", real_replace)
+        blob.close()
+    finally:
+        signal.signal(signal.SIGINT, previous)
