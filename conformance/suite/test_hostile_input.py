@@ -413,9 +413,9 @@ class TestAddNamedData:
             if not good
         ]
         broken = sorted({clause_of for _, clause_of in culprits})
-        accepted = f"accepted key={key!r}, alignment={alignment!r}, tag={tag!r}"
-        check(exc is not None, accepted, *broken)
-        check(isinstance(exc, (TypeError, ValueError)), f"{accepted[2:]} raised {exc!r}", *broken)
+        given = f"key={key!r}, alignment={alignment!r}, tag={tag!r}"
+        check(exc is not None, f"accepted {given}", *broken)
+        check(isinstance(exc, (TypeError, ValueError)), f"{given} raised {exc!r}", *broken)
         named = exc is not None and (any(names(exc, value) for value, _ in culprits) or tag == "")
         check(named, f"{exc!r} names none of the wrong values", *broken)
         check(snapshot(store) == before, "the refused add changed the store", "NDS-ATOMIC-1")

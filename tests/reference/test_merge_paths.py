@@ -118,14 +118,10 @@ def test_new_bytes_blobs_are_staged_the_short_way(monkeypatch: pytest.MonkeyPatc
     target.merge_named_data_store(other)
     assert general == []
     out = target.get_named_data_store_output()
-    assert [
-        out.pte_data[k].buffer_index for k in ("stored", "new", "same object", "equal copy")
-    ] == [
-        0,
-        1,
-        0,
-        0,
-    ]
+    placed = {
+        k: out.pte_data[k].buffer_index for k in ("stored", "new", "same object", "equal copy")
+    }
+    assert placed == {"stored": 0, "new": 1, "same object": 0, "equal copy": 0}
     assert out.external_data["model"]["same prefix"].buffer_index == 2
     assert len(out.buffers) == 3
 

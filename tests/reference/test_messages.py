@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import pytest
 
 import reference.file_backed as file_backed
+from conformance.harness.interrupts import open_descriptors
 from conformance.harness.sinks import StuckSink
 from reference import FileBackedData, FileChangedError, NamedDataStore, NamedDataStoreOutput
 from reference.hooks import (
@@ -320,9 +321,9 @@ def test_a_file_replaced_while_it_is_wrapped_is_named(
         return real_open(name, flags, *args)
 
     monkeypatch.setattr(os, "open", replace_then_open)
-    held = len(os.listdir("/proc/self/fd"))
+    held = open_descriptors()
     error = _raised(FileChangedError, lambda: FileBackedData(path))
-    assert len(os.listdir("/proc/self/fd")) == held  # the descriptor it opened is closed again
+    assert open_descriptors() == held  # the descriptor it opened is closed again
     assert (error.errno, error.strerror, error.filename) == (
         errno.ESTALE,
         "the file was replaced while it was being wrapped",
