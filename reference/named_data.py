@@ -121,52 +121,64 @@ def _map(what: str, value: object) -> Mapping[object, DataEntry]:
     return value
 
 
-def _replay(
+_Pairs = Iterable[tuple[object, DataEntry]]
+
+
+def _maps(
     other: NamedDataStoreOutput,
-) -> Iterator[tuple[object, CordBuffer, object, str | None, object, DataEntry]]:
-    """Every entry of ``other`` as add arguments: inline ones first, then each tag's, in order.
-    A store's snapshot not read yet is replayed from the store's containers, without a copy."""
+) -> tuple[Sequence[CordBuffer], list[tuple[object, int, _Pairs]], bool]:
+    """``other``'s buffers, its maps in replay order, inline first, then each tag's, each as
+    (tag, size, its (key, entry) pairs), and whether its keys, tags and alignments are known to
+    be valid. They are for a store's snapshot not read yet, read from the store's containers,
+    which only hold what the store's adds checked; any other output's entries are checked as
+    they are read (``_checked_pairs``), and their keys, tags and alignments as add checks them."""
     view: _View | None = (
         other.__dict__.get("_view") if type(other) is NamedDataStoreOutput else None
     )
-    maps: list[tuple[object, Iterable[tuple[object, DataEntry]], int]]
     if view is not None:
-        buffers, count, pte, inline, external = view
-        maps = [(None, islice(pte.items(), inline), inline)]
-        maps += [(tag, islice(m.items(), n), n) for tag, m, n in external]
-    else:
-        given: object = other.buffers
-        if not isinstance(given, (list, Sequence)):
-            raise TypeError(f"buffers must be a list, not {type(given).__name__}: {given!r}")
-        buffers, count = given, len(given)  # type: ignore[assignment]  # a sequence of blobs
-        pte_map = _map("pte_data", other.pte_data)
-        maps = [(None, pte_map.items(), len(pte_map))]
-        for tag, m in _map("external_data", other.external_data).items():
-            checked = _map(f"external_data[{tag!r}]", m)
-            maps.append((tag, checked.items(), len(checked)))
-    seen: dict[object, object] = {}
-    for where, items, size in maps:
-        tag = _tag(where) if size else None  # checked once per map, as add would check it
-        for key, entry in items:
-            if key in seen:
-                raise ValueError(
-                    f"key {key!r} appears twice in the output: "
-                    f"{_where(seen[key])} and {_where(tag)}"
-                )
-            seen[key] = tag
-            try:
-                index, alignment, layout = entry.buffer_index, entry.alignment, entry.tensor_layout
-            except AttributeError:
-                raise TypeError(
-                    f"entry {key!r} must be a DataEntry, not {type(entry).__name__}: {entry!r}"
-                ) from None
-            if (
-                type(index) is not int and (isinstance(index, bool) or not isinstance(index, int))
-            ) or not 0 <= index < count:
-                raise ValueError(
-                    f"entry {key!r} refers to buffer {index!r}, but the output has {count}"
-                )
-            yield key, buffers[index], alignment, tag, layout, entry
+        buffers, _, pte, inline, external = view
+        maps: list[tuple[object, int, _Pairs]] = [(None, inline, islice(pte.items(), inline))]
+        for tag, m, n in external:
+            maps.append((tag, n, islice(m.items(), n)))
+        return buffers, maps, True
+    given: object = other.buffers
+    if not isinstance(given, (list, Sequence)):
+        raise TypeError(f"buffers must be a list, not {type(given).__name__}: {given!r}")
+    listed: list[tuple[object, Mapping[object, DataEntry]]] = [
+        (None, _map("pte_data", other.pte_data))
+    ]
+    for tag, m in _map("external_data", other.external_data).items():
+        listed.append((tag, _map(f"external_data[{tag!r}]", m)))
+    count, seen = len(given), dict[object, object]()
+    pairs = [(tag, len(m), _checked_pairs(tag, m, count, seen)) for tag, m in listed]
+    return given, pairs, False  # type: ignore[return-value]  # a sequence of blobs, as merge takes
+
+
+def _checked_pairs(
+    tag: object, entries: Mapping[object, DataEntry], count: int, seen: dict[object, object]
+) -> Iterator[tuple[object, DataEntry]]:
+    """The entries of one map of an output, each checked before it is staged: its key in no
+    other map, a DataEntry's fields (read once: one of another type is copied into a DataEntry),
+    an index into the ``count`` buffers."""
+    for key, entry in entries.items():
+        if key in seen:
+            raise ValueError(
+                f"key {key!r} appears twice in the output: {_where(seen[key])} and {_where(tag)}"
+            )
+        seen[key] = tag
+        try:
+            index, alignment, layout = entry.buffer_index, entry.alignment, entry.tensor_layout
+        except AttributeError:
+            raise TypeError(
+                f"entry {key!r} must be a DataEntry, not {type(entry).__name__}: {entry!r}"
+            ) from None
+        if (
+            type(index) is not int and (isinstance(index, bool) or not isinstance(index, int))
+        ) or not 0 <= index < count:
+            raise ValueError(
+                f"entry {key!r} refers to buffer {index!r}, but the output has {count}"
+            )
+        yield key, entry if type(entry) is DataEntry else _entry(index, alignment, layout)
 
 
 def _undo(action: Callable[[], None]) -> None:
@@ -455,48 +467,55 @@ class _Stage:
         self.old: dict[tuple[str | None, str], DataEntry] = {}  # changed entries as they were
 
     def merge(self, other: NamedDataStoreOutput) -> None:
-        """Stage every entry of ``other``, validated as ``_replay`` does; a new fingerprint of a
+        """Stage every entry of ``other``, in replay order (``_maps``); a new fingerprint of a
         ``bytes`` blob, the usual case, is staged here without the general path's calls."""
         store = self.store
         tags, fps, sfps = store._tags, store._fps, self.fps
         stored, staged, start = store.buffers, self.buffers, self.start
-        last_tag: object = _MISSING
-        entries: dict[str, DataEntry] | None = None
-        for key, data, alignment, tag, layout, entry in _replay(other):
-            if (
-                type(data) is bytes
-                and type(key) is str
-                and type(alignment) is int
-                and alignment > 0
-                and key not in tags
-            ):
-                fingerprint = (len(data), data[:FINGERPRINT_PREFIX])
-                index = None
-                if fingerprint not in sfps:
+        buffers, maps, checked = _maps(other)
+        for where, size, pairs in maps:
+            tag = _tag(where) if size else None  # checked once per map, as add would check it
+            entries: dict[str, DataEntry] | None = None
+            for key, entry in pairs:
+                theirs = entry.buffer_index
+                data = buffers[theirs]
+                alignment = entry.alignment
+                if (
+                    type(data) is bytes
+                    and (checked or (type(key) is str and type(alignment) is int and alignment > 0))
+                    and key not in tags
+                ):
+                    fingerprint = (len(data), data[:FINGERPRINT_PREFIX])
                     state = fps.get(fingerprint, _MISSING)
+                    index = None
                     if state is _MISSING:
-                        index = start + len(staged)
-                        staged.append(data)
-                        sfps[fingerprint] = index
-                    elif isinstance(state, int):  # one stored buffer has the fingerprint
-                        buffer = stored[state]
+                        new = start + len(staged)
+                        if sfps.setdefault(fingerprint, new) is new:  # not staged before either
+                            staged.append(data)
+                            index = new
+                    elif isinstance(state, int) and fingerprint not in sfps:
+                        buffer = stored[state]  # the one buffer of the fingerprint
                         if buffer is data:
                             index = state
                         else:
                             index = self._second(
                                 fingerprint, state, buffer, data, hashlib.sha256(data).digest()
                             )
-                if index is not None:
-                    if type(entry) is not DataEntry or entry.buffer_index != index:
-                        entry = _entry(index, alignment, layout)  # else theirs, frozen, is ours
-                    if tag != last_tag or entries is None:  # entries come grouped by tag
-                        entries = self.maps.get(tag)
+                    if index is not None:
+                        if theirs != index:  # else their entry, frozen, is ours too
+                            layout = entry.tensor_layout
+                            entry = _new(DataEntry)
+                            fields = entry.__dict__
+                            fields["buffer_index"] = index
+                            fields["alignment"] = alignment
+                            fields["tensor_layout"] = layout
                         if entries is None:
-                            entries = self.maps[tag] = {}
-                        last_tag = tag
-                    entries[key] = entry
-                    continue
-            self.add(*_checked(key, data, alignment, tag), layout)
+                            entries = self.maps.get(tag)
+                            if entries is None:
+                                entries = self.maps[tag] = {}
+                        entries[key] = entry  # type: ignore[index]  # a str: as checked above
+                        continue
+                self.add(*_checked(key, data, alignment, tag), entry.tensor_layout)
 
     def add(
         self, key: str, data: CordBuffer, alignment: int, tag: str | None, layout: object

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from reference.named_data import _checked, _replay
+from reference.named_data import _checked, _maps, _tag
 
 from . import implementation
 from ._base import Store
@@ -17,8 +17,12 @@ from ._base import Store
 
 class NamedDataStore(Store):
     def merge_named_data_store(self, other: Any) -> None:
-        for key, data, alignment, tag, layout, _ in _replay(other):
-            self._add(*_checked(key, data, alignment, tag), layout)
+        buffers, maps, _ = _maps(other)
+        for where, size, pairs in maps:
+            tag = _tag(where) if size else None
+            for key, entry in pairs:
+                data = buffers[entry.buffer_index]
+                self._add(*_checked(key, data, entry.alignment, tag), entry.tensor_layout)
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
