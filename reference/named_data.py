@@ -147,8 +147,8 @@ def _maps(
     listed: list[tuple[object, Mapping[object, DataEntry]]] = [
         (None, _map("pte_data", other.pte_data))
     ]
-    for tag, m in _map("external_data", other.external_data).items():
-        listed.append((tag, _map(f"external_data[{tag!r}]", m)))
+    for name, entries in _map("external_data", other.external_data).items():
+        listed.append((name, _map(f"external_data[{name!r}]", entries)))
     count, seen = len(given), dict[object, object]()
     pairs = [(tag, len(m), _checked_pairs(tag, m, count, seen)) for tag, m in listed]
     return given, pairs, False  # type: ignore[return-value]  # a sequence of blobs, as merge takes
