@@ -23,6 +23,7 @@ class Cord:
     def __init__(self, data: CordBuffer | Cord | None = None) -> None:
         self._buffers: list[CordBuffer] = []
         self._byte_size = 0
+        self._files = 0  # file-backed pieces: with none, a write needs no scan of the pieces
         if data is not None:
             self.append(data)
 
@@ -43,9 +44,14 @@ class Cord:
             pieces = list(data._buffers)  # copied first, so appending a Cord to itself doubles it
             self._buffers.extend(pieces)
             self._byte_size += data._byte_size
-        elif isinstance(data, (bytes, FileBackedData)):
+            self._files += data._files
+        elif isinstance(data, bytes):
             self._byte_size += len(data)
             self._buffers.append(data)
+        elif isinstance(data, FileBackedData):
+            self._byte_size += len(data)
+            self._buffers.append(data)
+            self._files += 1
         else:
             raise TypeError(
                 f"Cord pieces must be bytes, FileBackedData or Cord, not {type(data).__name__}"
@@ -54,17 +60,18 @@ class Cord:
     def write_to_file(self, outfile: Writable) -> None:
         """Write the pieces in order, streaming file pieces, all checked before the first byte."""
         check_writable(outfile)
-        files = [piece for piece in self._buffers if isinstance(piece, FileBackedData)]
-        for blob in files:
-            blob._verify()
-        if not files and type(outfile) in _WHOLE_WRITERS:
+        if self._files:
+            for blob in self._buffers:
+                if not isinstance(blob, bytes):
+                    blob._verify()
+        elif type(outfile) in _WHOLE_WRITERS:
             cast(io.BufferedIOBase, outfile).writelines(cast("list[bytes]", self._buffers))
             return
         write = outfile.write
         for piece in self._buffers:
-            if isinstance(piece, FileBackedData):
+            if not isinstance(piece, bytes):
                 piece.write_to_file(outfile)
-            elif piece:  # bytes: one write, which takes all of it but on a raw or odd output
+            elif piece:  # one write, which takes all of it but on a raw or odd output
                 written = write(piece)
                 if written != len(piece):
                     write_all(outfile, rest_of(outfile, memoryview(piece), written))
