@@ -136,6 +136,27 @@ class TestWrite:
             cord.write_to_file(out)
         assert target.read_bytes() == b"header:[one|two]"
 
+    @clause("CORD-WRITE-1")
+    @pytest.mark.parametrize("sink", ["BytesIO", "file"])
+    def test_the_pieces_of_an_appended_cord(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, sink: str
+    ) -> None:
+        # Only bytes appended directly, but a file piece that came in with another Cord: a
+        # writer that looks only at what was appended to it sees no file piece to stream.
+        inner = impl.Cord(b"<")
+        inner.append(blobs.moved(b"file"))
+        outer = impl.Cord(inner)
+        outer.append(b">")
+        if sink == "BytesIO":
+            out = io.BytesIO()
+            outer.write_to_file(out)
+            assert out.getvalue() == b"<file>"
+        else:
+            target = tmp_path / "out.bin"
+            with target.open("wb") as f:
+                outer.write_to_file(f)
+            assert target.read_bytes() == b"<file>"
+
     @clause("CORD-WRITE-3")
     @pytest.mark.relies_on("FBD-CLOSED-1")  # a closed piece is known to be closed
     def test_closed_piece_writes_nothing(self, impl: Implementation, blobs: Blobs) -> None:
