@@ -513,7 +513,7 @@ class _Stage:
                             entries = self.maps.get(tag)
                             if entries is None:
                                 entries = self.maps[tag] = {}
-                        entries[key] = entry  # type: ignore[index]  # a str: as checked above
+                        entries[key] = entry  # type: ignore[index]  # a str: tested above, or by a snapshot's adds
                         continue
                 self.add(*_checked(key, data, alignment, tag), entry.tensor_layout)
 
