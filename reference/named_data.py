@@ -486,21 +486,21 @@ class _Stage:
                     and key not in tags
                 ):
                     fingerprint = (len(data), data[:FINGERPRINT_PREFIX])
-                    state = fps.get(fingerprint, _MISSING)
                     index = None
-                    if state is _MISSING:
-                        new = start + len(staged)
-                        if sfps.setdefault(fingerprint, new) is new:  # not staged before either
+                    if fingerprint not in sfps:
+                        state = fps.get(fingerprint, _MISSING)
+                        if state is _MISSING:
+                            index = start + len(staged)
                             staged.append(data)
-                            index = new
-                    elif isinstance(state, int) and fingerprint not in sfps:
-                        buffer = stored[state]  # the one buffer of the fingerprint
-                        if buffer is data:
-                            index = state
-                        else:
-                            index = self._second(
-                                fingerprint, state, buffer, data, hashlib.sha256(data).digest()
-                            )
+                            sfps[fingerprint] = index
+                        elif isinstance(state, int):  # one stored buffer has the fingerprint
+                            buffer = stored[state]
+                            if buffer is data:
+                                index = state
+                            else:
+                                index = self._second(
+                                    fingerprint, state, buffer, data, hashlib.sha256(data).digest()
+                                )
                     if index is not None:
                         if theirs != index:  # else their entry, frozen, is ours too
                             layout = entry.tensor_layout
