@@ -503,12 +503,7 @@ class _Stage:
                                 )
                     if index is not None:
                         if theirs != index:  # else their entry, frozen, is ours too
-                            layout = entry.tensor_layout
-                            entry = _new(DataEntry)
-                            fields = entry.__dict__
-                            fields["buffer_index"] = index
-                            fields["alignment"] = alignment
-                            fields["tensor_layout"] = layout
+                            entry = _entry(index, alignment, entry.tensor_layout)
                         if entries is None:
                             entries = self.maps.get(tag)
                             if entries is None:
