@@ -45,13 +45,11 @@ class Cord:
             self._buffers.extend(pieces)
             self._byte_size += data._byte_size
             self._files += data._files
-        elif isinstance(data, bytes):
+        elif isinstance(data, (bytes, FileBackedData)):
             self._byte_size += len(data)
             self._buffers.append(data)
-        elif isinstance(data, FileBackedData):
-            self._byte_size += len(data)
-            self._buffers.append(data)
-            self._files += 1
+            if isinstance(data, FileBackedData):
+                self._files += 1
         else:
             raise TypeError(
                 f"Cord pieces must be bytes, FileBackedData or Cord, not {type(data).__name__}"
