@@ -221,6 +221,8 @@ class FileBackedAotiBackend(AotiBackend):
                 f"got {len(weights)} and {len(so_paths)}"
             )
         blob_path = os.path.splitext(so_paths[0])[0] + "_weights.blob"
+        # HOOK-BLOB-1: the weights in order and nothing else (no padding: alignment 1).
+        # HOOK-MAT-2: streamed in CHUNK_SIZE pieces, hashed while written.
         digest = hashlib.sha256()
         with open(blob_path, "wb") as f:
             for chunk in weights[0].chunks:

@@ -155,3 +155,32 @@ def test_selection_leaves_out_exactly_the_lowering_tests() -> None:
     for name in backend_run.LOWERING_TESTS:
         assert f"not {name}" in backend_run.SELECTION
     assert backend_run.SELECTION.startswith("test_hooks and ")
+
+
+def test_a_blob_padded_as_aotinductor_pads_it_is_not_accused(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "conformance",
+            "run",
+            "--impl",
+            "tests.impls.zero_padded:IMPLEMENTATION",
+            "--report",
+            str(report),
+            "--",
+            "-k",
+            "TestLowMemory and not large",
+        ],
+        cwd=REPO,
+        env=subprocess_env(COLUMNS="200"),
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    statuses = _statuses(json.loads(report.read_text(encoding="utf-8")))
+    for clause in ("HOOK-BLOB-1", "HOOK-MAT-2", "HOOK-LOW-1", "HOOK-LOW-2"):
+        assert statuses[clause] == "passed", (clause, proc.stdout)
+    assert proc.returncode == 0, proc.stdout
