@@ -68,6 +68,7 @@ class BackendDetails(ABC):
         cls, edge_program: ProgramT, compile_specs: Sequence[CompileSpec]
     ) -> ProgramT:
         """Return a program preprocess may change freely; by default a deep copy."""
+        # HOOK-COPY-1 and HOOK-COPY-5: nothing of the copy is shared with the original.
         return copy.deepcopy(edge_program)
 
     @staticmethod

@@ -208,6 +208,52 @@ class TestProgramCopy:
         assert [cast(_Copied, r).program for r in received] == [program, program]
 
 
+class _Exported:
+    """A stand-in for an exported program as a backend's copy hook sees it: a graph, a graph
+    signature and the mappings of its tensors (``state_dict``, ``constants``)."""
+
+    def __init__(self) -> None:
+        self.graph: list[dict[str, Any]] = [{"op": "linear", "args": ["w", "b"]}, {"op": "relu"}]
+        self.graph_signature: dict[str, list[str]] = {"parameters": ["w", "b"], "buffers": []}
+        self.state_dict: dict[str, object] = {"w": bytearray(b"weights"), "b": bytearray(b"bias")}
+        self.constants: dict[str, object] = {"c": bytearray(b"constant")}
+
+    def shape(self) -> tuple[object, ...]:
+        """Everything the copy must keep independent, as plain values."""
+        return (
+            [dict(n, args=list(n.get("args", []))) for n in self.graph],
+            {k: list(v) for k, v in self.graph_signature.items()},
+            sorted(self.state_dict),
+            sorted(self.constants),
+        )
+
+
+@requires("copy-hook")
+class TestCopyKeepsTheProgram:
+    @clause("HOOK-COPY-5")
+    @pytest.mark.parametrize("low_memory", [False, True], ids=["default-mode", "low-memory"])
+    def test_changes_through_the_copy_never_reach_the_original(
+        self, impl: Implementation, low_memory: bool
+    ) -> None:
+        lowering = _hook(impl.lowering)
+        specs = [lowering.compile_spec("low_memory_mode", b"ON")] if low_memory else []
+        original = _Exported()
+        before = original.shape()
+        tensors = {**original.state_dict, **original.constants}
+        copied = lowering.default_copy(original, specs)
+        assert copied is not original
+        assert copied.shape() == before, "the copy is not the program"
+        copied.graph.append({"op": "to_device"})
+        copied.graph[0]["args"].append("extra")
+        copied.graph_signature["buffers"].append("kv_cache")
+        copied.state_dict["w"] = bytearray(b"moved to the device")
+        del copied.state_dict["b"]
+        copied.constants["new"] = bytearray(b"added")
+        assert original.shape() == before, "a change through the copy reached the original"
+        assert {**original.state_dict, **original.constants} == tensors
+        assert all(original.state_dict[k] is tensors[k] for k in original.state_dict)
+
+
 # --- 5.2 weights blob: default hooks -----------------------------------------------------------
 
 
