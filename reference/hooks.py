@@ -68,6 +68,7 @@ class BackendDetails(ABC):
         cls, edge_program: ProgramT, compile_specs: Sequence[CompileSpec]
     ) -> ProgramT:
         """Return a program preprocess may change freely; by default a deep copy."""
+        # HOOK-COPY-1 and HOOK-COPY-5: nothing of the copy is shared with the original.
         return copy.deepcopy(edge_program)
 
     @staticmethod
@@ -221,6 +222,8 @@ class FileBackedAotiBackend(AotiBackend):
                 f"got {len(weights)} and {len(so_paths)}"
             )
         blob_path = os.path.splitext(so_paths[0])[0] + "_weights.blob"
+        # HOOK-BLOB-1: the weights in order and nothing else (no padding: alignment 1).
+        # HOOK-MAT-2: streamed in CHUNK_SIZE pieces, hashed while written.
         digest = hashlib.sha256()
         with open(blob_path, "wb") as f:
             for chunk in weights[0].chunks:

@@ -436,6 +436,36 @@ class NamedDataStore:
             digest = self._digests[index] = _digest(self.buffers[index])
         return digest
 
+    # --- the de-facto public surface production code reads (SPEC.md section 4.8) ---------------
+    # NDS-SURFACE-2: ``buffers``, ``pte_data``, ``external_data`` are the attributes __init__
+    # makes; NDS-SURFACE-3: ``NamedDataStoreOutput`` and ``DataEntry`` are the dataclasses above.
+
+    class KeyToBufferIdx(Mapping[str, int]):
+        """A live, read-only view: every key of the store, inline or external, to the index of
+        its buffer (NDS-SURFACE-1); O(1) per lookup, as ExecuTorch's dict is."""
+
+        def __init__(self, store: NamedDataStore) -> None:
+            self._store = store
+
+        def __getitem__(self, key: str) -> int:
+            store = self._store
+            return store._entries(store._tags[key])[key].buffer_index
+
+        def __iter__(self) -> Iterator[str]:
+            return iter(self._store._tags)
+
+        def __len__(self) -> int:
+            return len(self._store._tags)
+
+        def __contains__(self, key: object) -> bool:
+            return key in self._store._tags
+
+    @property
+    def key_to_buffer_idx(self) -> Mapping[str, int]:
+        """NDS-SURFACE-1: which keys the store holds and where (ExecuTorch's CUDA weight collector
+        tests ``key in store.key_to_buffer_idx`` before adding a weight)."""
+        return NamedDataStore.KeyToBufferIdx(self)
+
 
 class _Stage:
     """Additions to a store found without changing it, then committed in a few steps, each

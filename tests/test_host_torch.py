@@ -69,3 +69,17 @@ def test_a_model_exported_with_the_reference_is_identical_runs_and_leaves_nothin
     assert result.problems == []
     assert sorted(result.candidate.files) == ["_default_external_constant.ptd", "model.pte"]
     assert result.identical and result.ran and result.runs[0].detail == "ok"
+
+
+def test_the_cuda_low_memory_tests_pass_with_the_reference_in_place() -> None:
+    from conformance.host.shipped_tests import Outcome, read_scope, run_shipped_tests
+
+    entry = "backends/cuda/tests/test_cuda_partitioner.py::TestCudaLowMemoryExport"
+    results = run_shipped_tests(
+        HOST.originals(), classes_of(REFERENCE), HOST.root, read_scope(), [entry]
+    )
+    assert len(results) >= 15, results  # the wheel's 15 low-memory tests
+    assert all(r.test.startswith(entry) for r in results), results
+    assert {r.outcome for r in results} == {Outcome.PASSED}, [
+        (r.test, r.detail) for r in results if r.outcome is not Outcome.PASSED
+    ]

@@ -50,6 +50,11 @@ def _load(target: str) -> Implementation:
         from . import executorch
 
         return executorch.load()
+    from . import backend
+
+    judged = backend.parse_target(target)
+    if judged is not None:
+        return backend.load(judged[0], load_implementation(judged[1]))
     module_name, _, attribute = target.partition(":")
     try:
         module = importlib.import_module(module_name)

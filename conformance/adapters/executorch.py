@@ -1,7 +1,8 @@
 """The adapter for the installed ExecuTorch (``executorch.exir._serialize`` and the backend hooks).
 
-It imports ExecuTorch by name at run time, so the suite itself never depends on torch; whatever does
-not import here is reported as an absent capability with the import error as its reason.
+It imports ExecuTorch by name at run time, so the suite itself never depends on torch. A hook this
+release does not have is an absent capability (with the reason); a hook it has that cannot be
+driven here (a helper module missing, an import error) fails its clauses with the error.
 """
 
 from __future__ import annotations
@@ -10,9 +11,11 @@ import contextlib
 import importlib
 import importlib.metadata
 import itertools
+import os
+import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import ModuleType, SimpleNamespace
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from ..api import (
     Capability,
@@ -25,6 +28,7 @@ from ..api import (
     Preprocess,
     Submodules,
 )
+from . import undrivable
 
 __all__ = ["load"]
 
@@ -124,11 +128,15 @@ class _FlagReadingsDiffer(Exception):
 
 
 class _LowMemory:
-    """The CUDA backend's low-memory weights, driven on the CPU: ``materialize_weights_blob`` gets
-    a structured ``Weights`` of one CPU tensor holding the chunks, inside the weight collector's
-    capture (as ``preprocess`` sets it up); ``load_weights_blob`` gets the path handed on."""
+    """A backend's low-memory weights, driven on the CPU: ``materialize_weights_blob`` gets a
+    structured ``Weights`` of one CPU tensor holding the chunks (what AOTInductor hands it), inside
+    the weight collector's capture when the backend's module uses one (1.5.1's CUDA backend, as its
+    ``preprocess`` sets it up); ``load_weights_blob`` gets the path handed on. ``backend`` is the
+    class whose hooks are driven (by default ExecuTorch's ``CudaBackend``, imported under the
+    ``triton`` stand-in)."""
 
     _CUDA = "executorch.backends.cuda.cuda_backend"
+    _COLLECTOR = "executorch.backends.cuda.cuda_weight_collector"
     _FIRST = (
         "torch",
         "torch._inductor.utils",
@@ -136,18 +144,26 @@ class _LowMemory:
         "executorch.backends.aoti.aoti_backend",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, backend: type | None = None) -> None:
         from . import stand_in
 
-        self._module = stand_in.import_with_stand_in(self._CUDA, self._FIRST)
-        self._cuda = self._module.CudaBackend
-        _require(self._cuda, "load_weights_blob", "materialize_weights_blob", "_is_low_memory_mode")
-        if "load_weights_blob" not in vars(self._cuda):
-            raise _Missing("CudaBackend has no low-memory load_weights_blob")
+        if backend is None:
+            self._module = stand_in.import_with_stand_in(self._CUDA, self._FIRST)
+            backend = cast(type, self._module.CudaBackend)
+            if "load_weights_blob" not in vars(backend):
+                raise _Missing("CudaBackend has no low-memory load_weights_blob")
+        else:
+            self._module = _import(backend.__module__)
+        self._cuda: Any = backend  # a class of ExecuTorch's, untyped
+        _require(self._cuda, "load_weights_blob", "materialize_weights_blob")
         self._spec = _import("executorch.exir.backend.compile_spec_schema").CompileSpec
         self._torch = _import("torch")
         self._weights = _import("torch.export.pt2_archive._package_weights")
-        self._collector = _import("executorch.backends.cuda.cuda_weight_collector")
+        # The collector is needed only by a backend whose module uses one (a helper module that is
+        # missing then is an error naming it, never a reason to skip the hooks).
+        self._collector = (
+            _import(self._COLLECTOR) if hasattr(self._module, "CudaWeightCollector") else None
+        )
 
     def _specs(self, *values: bytes) -> list[object]:
         return [self._spec("low_memory_mode", v) for v in values]
@@ -168,15 +184,26 @@ class _LowMemory:
         weights = self._weights.Weights(
             {"weight": (tensor, self._weights.TensorProperties(tensor))}
         )
-        collector = self._collector.CudaWeightCollector()
-        cpu = self._collector.AOTI_DEVICE_TYPE_CPU
-        with collector.capture(lambda _tensor: cpu) as capture:
+        with contextlib.ExitStack() as stack:
+            capture = None
+            if self._collector is not None:
+                collector = self._collector.CudaWeightCollector()
+                cpu = self._collector.AOTI_DEVICE_TYPE_CPU
+                capture = stack.enter_context(collector.capture(lambda _tensor: cpu))
             paths = self._cuda.materialize_weights_blob([so_path, weights], self._specs(b"ON"))
-        artifact = capture.artifact
+        artifact = getattr(capture, "artifact", None)
         for storage in getattr(artifact, "storages", {}).values():
             storage.close()  # the per-weight storage files: released, the suite checks the blob
-        blob = next(p for p in paths if isinstance(p, str) and p != so_path)
-        return str(blob)
+        if not isinstance(paths, list):
+            raise ImplementationError(
+                f"{self._cuda.__name__}.materialize_weights_blob returned {paths!r}, not a list"
+            )
+        blob = next((p for p in paths if isinstance(p, str) and p != so_path), None)
+        if blob is None:
+            raise ImplementationError(
+                f"{self._cuda.__name__}.materialize_weights_blob handed on no blob path: {paths!r}"
+            )
+        return blob  # as returned: a str subclass may carry what load needs
 
     def load(self, blob_path: str) -> tuple[object, str]:
         data, digest = self._cuda.load_weights_blob(blob_path, self._specs(b"ON"))
@@ -185,10 +212,14 @@ class _LowMemory:
     def mode(self, values: Sequence[bytes]) -> bool:
         specs = self._specs(*values)
         readings: dict[str, bool | ValueError] = {}
-        for place, read in (
-            ("CudaBackend._is_low_memory_mode", self._cuda._is_low_memory_mode),
-            ("CudaBackend.get_extra_aoti_compile_context_manager", self._compile_context),
-        ):
+        name = self._cuda.__name__
+        places: list[tuple[str, Callable[[list[object]], object]]] = []
+        if hasattr(self._cuda, "_is_low_memory_mode"):
+            places.append((f"{name}._is_low_memory_mode", self._cuda._is_low_memory_mode))
+        if hasattr(self._module, "_compile_time_cpu_clones"):
+            places.append((f"{name}.get_extra_aoti_compile_context_manager", self._compile_context))
+        places.append((f"{name}.load_weights_blob", self._load_reading))
+        for place, read in places:
             try:
                 readings[place] = bool(read(specs))
             except ValueError as exc:
@@ -201,6 +232,19 @@ class _LowMemory:
             return first
         raise _FlagReadingsDiffer(f"low_memory_mode {list(values)!r} is read as {readings!r}")
 
+    def _load_reading(self, specs: list[object]) -> bool:
+        """Whether ``load_weights_blob`` takes a one-byte blob over as a file (low-memory) rather
+        than reading it into ``bytes``."""
+        with tempfile.TemporaryDirectory(prefix="cordspec-flag-") as directory:
+            path = os.path.join(directory, "model.wrapper_weights.blob")
+            with open(path, "wb") as f:
+                f.write(b"w")
+            data, _ = self._cuda.load_weights_blob(path, specs)
+            close = getattr(data, "close", None)
+            if callable(close):
+                close()
+            return not isinstance(data, bytes)
+
     def _compile_context(self, specs: list[object]) -> bool:
         """Whether the compile context turns low-memory export on: it enters the CPU-clone
         patch only then (stand-ins record it; nothing is compiled)."""
@@ -212,7 +256,11 @@ class _LowMemory:
             yield
 
         module = self._module
-        names = ("_keep_triton_reduction_loads_loop_scoped", "_compile_time_cpu_clones")
+        names = [
+            n
+            for n in ("_keep_triton_reduction_loads_loop_scoped", "_compile_time_cpu_clones")
+            if hasattr(module, n)
+        ]
         saved = {n: getattr(module, n) for n in names}
         saved_trim = getattr(module, "trim_host_memory", None)
         try:
@@ -235,16 +283,24 @@ def _path_of(blob: FileBackedData) -> str:
 def _optional(
     factory: Callable[[], T], what: str, absent: dict[Capability, str], *caps: Capability
 ) -> T | None:
+    """The driver ``factory`` makes, or None with the capabilities absent when the release lacks
+    the hook (its module, or the hook on its class); a hook that exists but whose driver cannot be
+    built (a helper module missing, an import error) gives a driver that fails every use, naming
+    the module and the error, so its clauses fail rather than read "not applicable"."""
     try:
         return factory()
     except _Missing as exc:
         for cap in caps:
             absent[cap] = f"{what}: {exc} in this release"
         return None
-    except Exception as exc:  # any import-time failure means: not available here, and why
-        for cap in caps:
-            absent[cap] = f"{what} does not import here: {type(exc).__name__}: {exc}"
-        return None
+    except ModuleNotFoundError as exc:
+        if exc.name is not None and (what == exc.name or what.startswith(exc.name + ".")):
+            for cap in caps:
+                absent[cap] = f"this release has no {what} ({exc})"
+            return None
+        return cast(T, undrivable.Undrivable(what, exc))
+    except Exception as exc:  # the module is there but does not import, or the driver fails
+        return cast(T, undrivable.Undrivable(what, exc))
 
 
 def load() -> Implementation:

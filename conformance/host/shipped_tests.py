@@ -35,8 +35,27 @@ TEST_FILES = (
     "exir/_serialize/test/test_named_data_store.py",
     "exir/_serialize/test/test_program.py",
     "extension/flat_tensor/test/test_serialize.py",
+    "backends/cuda/tests/test_cuda_partitioner.py::TestCudaLowMemoryExport",
 )
-"""The test modules of this layer in ExecuTorch's wheel, relative to the ``executorch`` package."""
+"""The test modules of this layer in ExecuTorch's wheel, relative to the ``executorch`` package,
+and the production-path tests of its classes: the CUDA backend's low-memory tests, which drive
+``FileBackedData`` and ``NamedDataStore`` through the CUDA weight collector every CUDA export goes
+through (``path::Class``: the file's other class tests partitioning, not this layer)."""
+STAND_IN_IMPORTS = {
+    "backends/cuda/": (
+        "executorch.backends.cuda.cuda_backend",
+        "executorch.backends.cuda.cuda_partitioner",
+    ),
+}
+"""Modules a test file below a directory imports that need ``triton`` at import time: imported
+first under cordspec's stand-in (``conformance/adapters/stand_in.py``); the tests then find them
+imported. One that fails to import fails its tests' run, naming the module."""
+_FIRST = (
+    "torch",
+    "torch._inductor.utils",
+    "executorch.exir",
+    "executorch.backends.aoti.aoti_backend",
+)
 SCOPE_FILE = Path(__file__).with_name("shipped-tests.scope")
 
 
@@ -142,6 +161,27 @@ class _Plugin:
             self.errors.append(f"{where}: {_one_line(report.longreprtext)}")
 
 
+def _file(entry: str) -> str:
+    """The file of a ``path`` or ``path::Class`` entry."""
+    return entry.partition("::")[0]
+
+
+def _import_under_stand_in(entry: str) -> str | None:
+    """Import what ``entry``'s tests need under the ``triton`` stand-in; the failure, naming the
+    module, or None."""
+    from ..adapters import stand_in
+
+    for directory, modules in STAND_IN_IMPORTS.items():
+        if not entry.startswith(directory):
+            continue
+        for module in modules:
+            try:
+                stand_in.import_with_stand_in(module, _FIRST)
+            except Exception as exc:
+                return f"cannot import {module} (under the triton stand-in): {exc!r}"
+    return None
+
+
 def run_shipped_tests(
     originals: Mapping[str, type],
     replacements: Mapping[str, type],
@@ -154,11 +194,16 @@ def run_shipped_tests(
     results = [
         TestResult(f, Outcome.MISSING, "not in the installed wheel")
         for f in files
-        if not (root / f).is_file()
+        if not (root / _file(f)).is_file()
     ]
-    present = [str(root / f) for f in files if (root / f).is_file()]
+    present = [str(root / f) for f in files if (root / _file(f)).is_file()]
     if not present:
         return results
+    for f in files:
+        failure = _import_under_stand_in(f) if (root / _file(f)).is_file() else None
+        if failure is not None:
+            results.append(TestResult(f, Outcome.FAILED, failure))
+            present.remove(str(root / f))
     plugin = _Plugin(originals, replacements, str(root))
     args = [
         "-p",

@@ -21,6 +21,7 @@ import pytest
 
 from .. import suite
 from ..adapters import load_implementation, selected_target
+from ..adapters.backend_run import add_backend_option, run_backends
 from ..api import ImplementationError
 from ..harness.hypothesis_home import HOME_VARIABLE, default_home
 from .collect import CollectError, collect_suite
@@ -69,6 +70,7 @@ def _parser() -> argparse.ArgumentParser:
         "else pytest's own status (2 interrupted, 3 internal error, 4 usage, 5 no tests).",
     )
     add_run_options(run.add_argument, pytest=False, extra={"--report": {"type": _report_path}})
+    add_backend_option(run)
     run.add_argument(
         "--hypothesis-profile",
         metavar="NAME",
@@ -173,6 +175,8 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     if os.getcwd() not in sys.path:
         sys.path.append(os.getcwd())
     impl = selected_target(args.impl)
+    if getattr(args, "backend", None):  # one run per backend class, through this function
+        return run_backends(args, extra, _run, impl)
     _load(impl)
     deviations = None
     if args.deviations is not None:

@@ -30,6 +30,8 @@ HOOK_MEMORY_BOUND = 32 * MiB
 """Half of LARGE: holding the blob exceeds it; streaming in bounded chunks stays below it, even
 ExecuTorch's 8 MiB hashing chunks (FBD-HASH-3), which peak at 16 MiB with the read buffer."""
 HOOK_READ_BOUND = 8 * MiB  # an eighth of LARGE: rereading the blob would exceed it eightfold
+BLOB_ALIGNMENT = 64
+"""AOTInductor's ``ALIGN_BYTES``: host-resident weights are zero-padded to it (HOOK-BLOB-1)."""
 HANDED_ON = ("FBD-MOVE-1", "FBD-MOVE-7")
 """What a digest handed to ``move_from`` saves a read by: it reads nothing, and uses the digest."""
 TAKEN_OVER = ("FBD-MOVE-1", "FBD-MOVE-6", "FBD-CLOSE-1", "FBD-HASH-1")
@@ -206,6 +208,52 @@ class TestProgramCopy:
         assert [cast(_Copied, r).program for r in received] == [program, program]
 
 
+class _Exported:
+    """A stand-in for an exported program as a backend's copy hook sees it: a graph, a graph
+    signature and the mappings of its tensors (``state_dict``, ``constants``)."""
+
+    def __init__(self) -> None:
+        self.graph: list[dict[str, Any]] = [{"op": "linear", "args": ["w", "b"]}, {"op": "relu"}]
+        self.graph_signature: dict[str, list[str]] = {"parameters": ["w", "b"], "buffers": []}
+        self.state_dict: dict[str, object] = {"w": bytearray(b"weights"), "b": bytearray(b"bias")}
+        self.constants: dict[str, object] = {"c": bytearray(b"constant")}
+
+    def shape(self) -> tuple[object, ...]:
+        """Everything the copy must keep independent, as plain values."""
+        return (
+            [dict(n, args=list(n.get("args", []))) for n in self.graph],
+            {k: list(v) for k, v in self.graph_signature.items()},
+            sorted(self.state_dict),
+            sorted(self.constants),
+        )
+
+
+@requires("copy-hook")
+class TestCopyKeepsTheProgram:
+    @clause("HOOK-COPY-5")
+    @pytest.mark.parametrize("low_memory", [False, True], ids=["default-mode", "low-memory"])
+    def test_changes_through_the_copy_never_reach_the_original(
+        self, impl: Implementation, low_memory: bool
+    ) -> None:
+        lowering = _hook(impl.lowering)
+        specs = [lowering.compile_spec("low_memory_mode", b"ON")] if low_memory else []
+        original = _Exported()
+        before = original.shape()
+        tensors = {**original.state_dict, **original.constants}
+        copied = lowering.default_copy(original, specs)
+        assert copied is not original
+        assert copied.shape() == before, "the copy is not the program"
+        copied.graph.append({"op": "to_device"})
+        copied.graph[0]["args"].append("extra")
+        copied.graph_signature["buffers"].append("kv_cache")
+        copied.state_dict["w"] = bytearray(b"moved to the device")
+        del copied.state_dict["b"]
+        copied.constants["new"] = bytearray(b"added")
+        assert original.shape() == before, "a change through the copy reached the original"
+        assert {**original.state_dict, **original.constants} == tensors
+        assert all(original.state_dict[k] is tensors[k] for k in original.state_dict)
+
+
 # --- 5.2 weights blob: default hooks -----------------------------------------------------------
 
 
@@ -297,19 +345,53 @@ class _Chunks:
     def hexdigest(self) -> str:
         return self.digest.hexdigest()
 
+    def laid_out(self, size: int) -> str:
+        """The hex digest of a blob of ``size`` bytes holding these chunks as HOOK-BLOB-1 lays
+        them out: the bytes, then zero padding to 1 or to ``BLOB_ALIGNMENT``."""
+        padding = size - self.length
+        allowed = _paddings(self.length)
+        assert padding in allowed, (
+            f"a blob of {self.length} bytes of weights is {size} bytes, not the weights plus "
+            f"{' or '.join(map(str, sorted(allowed)))} bytes of padding (HOOK-BLOB-1)"
+        )
+        digest = self.digest.copy()
+        digest.update(bytes(padding))
+        return digest.hexdigest()
+
+
+def _paddings(length: int) -> set[int]:
+    """The padding HOOK-BLOB-1 allows after ``length`` bytes of weights: none, or up to the next
+    multiple of ``BLOB_ALIGNMENT``."""
+    return {0, -length % BLOB_ALIGNMENT}
+
+
+def _laid_out(path: Path | str, chunks: _Chunks) -> str:
+    """Check that the blob at ``path`` is ``chunks`` laid out as HOOK-BLOB-1 allows (the weights,
+    then only zero padding); return the hex digest of the file as written."""
+    weights = hashlib.sha256()
+    whole = hashlib.sha256()
+    size = 0
+    with open(path, "rb") as f:
+        left = chunks.length
+        while left and (chunk := f.read(min(MiB, left))):
+            weights.update(chunk)
+            whole.update(chunk)
+            size += len(chunk)
+            left -= len(chunk)
+        rest = f.read(BLOB_ALIGNMENT + 1)
+    whole.update(rest)
+    assert size == chunks.length, f"the blob holds {size} bytes of {chunks.length} of weights"
+    assert weights.hexdigest() == chunks.hexdigest, "the blob's first bytes are not the weights"
+    assert len(rest) in _paddings(chunks.length), (
+        f"{len(rest)} bytes follow {chunks.length} bytes of weights (HOOK-BLOB-1 allows "
+        f"{' or '.join(map(str, sorted(_paddings(chunks.length))))})"
+    )
+    assert rest == bytes(len(rest)), f"the padding after the weights is not zeros: {rest[:16]!r}"
+    return whole.hexdigest()
+
 
 def _large() -> _Chunks:
     return _Chunks([2 * MiB] * (LARGE // (2 * MiB)))
-
-
-def _file_digest(path: Path | str) -> tuple[int, str]:
-    digest = hashlib.sha256()
-    size = 0
-    with open(path, "rb") as f:
-        while chunk := f.read(MiB):
-            digest.update(chunk)
-            size += len(chunk)
-    return size, digest.hexdigest()
 
 
 def _so(tmp_path: Path) -> str:
@@ -328,17 +410,34 @@ def _peak_during(action: Any) -> tuple[Any, int]:
 @requires("low-memory-weights")
 class TestLowMemory:
     @clause("HOOK-MAT-2")
+    @pytest.mark.relies_on("HOOK-BLOB-1")  # compared with the weights modulo its padding
     def test_materialize_writes_the_concatenation(
         self, impl: Implementation, tmp_path: Path
     ) -> None:
         chunks = _Chunks([3 * MiB + 5, 1, 0, MiB + 1, 2 * MiB])
         blob = Path(_hook(impl.low_memory).materialize(_so(tmp_path), chunks))
         try:
-            assert _file_digest(blob) == (chunks.length, chunks.hexdigest)
+            _laid_out(blob, chunks)
+        finally:
+            blob.unlink(missing_ok=True)
+
+    @clause("HOOK-BLOB-1")
+    @pytest.mark.parametrize(
+        "sizes", [[3 * MiB + 5, 1, 0, 61], [64, 128], [7]], ids=["padded", "aligned", "small"]
+    )
+    def test_the_blob_is_the_weights_and_only_zero_padding(
+        self, impl: Implementation, tmp_path: Path, sizes: list[int]
+    ) -> None:
+        chunks = _Chunks(sizes)
+        blob = Path(_hook(impl.low_memory).materialize(_so(tmp_path), chunks))
+        try:
+            written = _laid_out(blob, chunks)
+            assert written == chunks.laid_out(blob.stat().st_size)
         finally:
             blob.unlink(missing_ok=True)
 
     @clause("HOOK-MAT-2")
+    @pytest.mark.relies_on("HOOK-BLOB-1")
     def test_materialize_holds_bounded_memory(self, impl: Implementation, tmp_path: Path) -> None:
         chunks = _large()
         blob, peak = _peak_during(
@@ -346,12 +445,12 @@ class TestLowMemory:
         )
         try:
             assert peak < HOOK_MEMORY_BOUND, f"materializing 64 MiB peaked at {peak / MiB:.1f} MiB"
-            assert _file_digest(blob) == (LARGE, chunks.hexdigest)
+            _laid_out(blob, chunks)
         finally:
             blob.unlink(missing_ok=True)
 
     @clause("HOOK-MAT-2")
-    @pytest.mark.relies_on(*HANDED_ON, "FBD-HASH-1")
+    @pytest.mark.relies_on(*HANDED_ON, "FBD-HASH-1", "HOOK-BLOB-1")
     def test_materialize_hashes_while_writing(self, impl: Implementation, tmp_path: Path) -> None:
         chunks = _large()
         so_path = _so(tmp_path)
@@ -361,18 +460,19 @@ class TestLowMemory:
                 # as returned: it may carry the digest to load (HOOK-LOW-2)
                 blob_path = _hook(impl.low_memory).materialize(so_path, chunks)
                 blob = Path(blob_path)
+                size = os.stat(blob_path).st_size  # reads nothing
                 data, digest = _hook(impl.low_memory).load(blob_path)
             cast(FileBackedData, data).close()
             assert read[0] < HOOK_READ_BOUND, (
                 f"materialize and load read {read[0] / MiB:.1f} MiB of a 64 MiB blob"
             )
-            assert digest == chunks.hexdigest
+            assert digest == chunks.laid_out(size)
         finally:
             if blob is not None:
                 blob.unlink(missing_ok=True)
 
     @clause("HOOK-LOW-1")
-    @pytest.mark.relies_on(*TAKEN_OVER)
+    @pytest.mark.relies_on(*TAKEN_OVER, "HOOK-BLOB-1")
     def test_load_takes_over_the_materialized_file(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path
     ) -> None:
@@ -381,8 +481,7 @@ class TestLowMemory:
         before = os.stat(blob_path)
         data, digest = _hook(impl.low_memory).load(blob_path)
         owned = self._check_taken_over(impl, blobs, data, blob_path, before)
-        assert digest == chunks.hexdigest
-        assert _file_digest(owned) == (chunks.length, chunks.hexdigest)
+        assert digest == _laid_out(owned, chunks)
         blobs.track(cast(FileBackedData, data)).close()
         assert not owned.exists()
 
@@ -418,20 +517,21 @@ class TestLowMemory:
         return owned
 
     @clause("HOOK-LOW-2")
-    @pytest.mark.relies_on(*HANDED_ON, "FBD-HASH-1")
+    @pytest.mark.relies_on(*HANDED_ON, "FBD-HASH-1", "HOOK-BLOB-1")
     def test_load_does_not_reread_the_blob_to_hash_it(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path
     ) -> None:
         chunks = _large()
         blob_path = _hook(impl.low_memory).materialize(_so(tmp_path), chunks)
+        expected = chunks.laid_out(os.stat(blob_path).st_size)
         with bytes_read() as read:
             data, digest = _hook(impl.low_memory).load(blob_path)
         blob = blobs.track(cast(FileBackedData, data))
         assert read[0] < HOOK_READ_BOUND, f"load read {read[0] / MiB:.1f} MiB of a 64 MiB blob"
-        assert digest == chunks.hexdigest
+        assert digest == expected
         with bytes_read() as hashed:
             rehashed = blob.sha256().hex()
-        assert rehashed == chunks.hexdigest
+        assert rehashed == expected
         assert read[0] + hashed[0] < HOOK_READ_BOUND, (
             "sha256() read the blob: no digest was handed on"
         )

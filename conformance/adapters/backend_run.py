@@ -1,0 +1,145 @@
+"""``cordspec run --backend package.module:Class``: one run of the hook tests per backend class,
+and a verdict per backend that attributes each HOOK clause to the code it ran.
+
+The CLI adds the option with :func:`add_backend_option` and hands the run to :func:`run_backends`.
+The run covers the suite's hook tests (``test_hooks*``) except those that judge lowering itself
+(HOOK-COPY-2..4 are the surrounding implementation's code, not the backend's), so no clause is
+passed on another class's code. Each HOOK clause is printed with the hook it ran and where that hook
+comes from: the class's own, or "inherited from <base>" (judged as the base's, and said so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from . import backend as backend_module
+from . import load_implementation
+
+__all__ = ["LOWERING_TESTS", "SELECTION", "add_backend_option", "attribution", "run_backends"]
+
+LOWERING_TESTS = (
+    "test_called_once_per_submodule_with_its_own_specs",
+    "test_preprocess_receives_exactly_the_copies",
+    "test_an_override_replaces_the_default",
+)
+"""The hook tests that judge lowering (HOOK-COPY-2..4) with a probe copy hook of their own."""
+SELECTION = "test_hooks and not " + " and not ".join(LOWERING_TESTS)
+"""The ``-k`` expression of a backend run."""
+_CLAUSE_HOOK = {
+    "HOOK-COPY-1": backend_module.COPY,
+    "HOOK-MAT-1": backend_module.MATERIALIZE,
+    "HOOK-MAT-2": backend_module.MATERIALIZE,
+    "HOOK-LOAD-1": backend_module.LOAD,
+    "HOOK-LOW-1": backend_module.LOAD,
+    "HOOK-LOW-2": backend_module.LOAD,
+    "HOOK-LOW-3": backend_module.LOAD,
+    "HOOK-LOW-4": backend_module.LOAD,
+    "HOOK-BLOB-1": backend_module.MATERIALIZE,
+    "HOOK-COPY-5": backend_module.COPY,
+}
+"""The hook whose code each clause judges in a backend run (HOOK-LOW-2 and -4: the hand-over
+from materialize to load, where load is the receiving end)."""
+_NOT_THE_BACKENDS = {
+    "HOOK-COPY-2": "lowering's, not the backend's: not judged in a backend run",
+    "HOOK-COPY-3": "lowering's, not the backend's: not judged in a backend run",
+    "HOOK-COPY-4": "lowering's, not the backend's: not judged in a backend run",
+    "HOOK-LOAD-2": "preprocess's, which needs torch._inductor.aot_compile: not judged",
+}
+
+
+def add_backend_option(parser: argparse.ArgumentParser) -> None:
+    """``--backend`` for ``cordspec run``."""
+    parser.add_argument(
+        "--backend",
+        action="append",
+        default=[],
+        metavar="MODULE:CLASS",
+        help="judge this backend class's hooks (HOOK-* clauses) with --impl's store, blobs and "
+        "lowering around them (repeatable: one verdict per backend)",
+    )
+
+
+RunOnce = Callable[[argparse.Namespace, list[str]], int]
+
+
+def _report_for(path: str, index: int, count: int) -> str:
+    """``path`` for the ``index``-th backend: unchanged for one backend, else numbered."""
+    if count == 1:
+        return path
+    stem, ext = os.path.splitext(path)
+    return f"{stem}.{index + 1}{ext}"
+
+
+def run_backends(args: argparse.Namespace, extra: list[str], run_once: RunOnce, impl: str) -> int:
+    """Run the hook tests once per ``args.backend`` with ``impl`` around it, each with
+    ``run_once`` (``cordspec run``'s own run); print each backend's verdict; return the worst
+    status."""
+    worst = 0
+    backends: Sequence[str] = args.backend
+    for index, spec in enumerate(backends):
+        with tempfile.TemporaryDirectory(prefix="cordspec-backend-") as scratch:
+            json_report = os.path.join(scratch, "report.json")
+            one = copy.copy(args)
+            one.backend = []
+            one.impl = backend_module.target(spec, impl)
+            one.report = [_report_for(p, index, len(backends)) for p in args.report] + [json_report]
+            if one.deviations is None and spec.startswith("executorch."):
+                here = Path(__file__).parent / "executorch.deviations"
+                one.deviations = str(here)
+            status = run_once(one, ["-k", SELECTION, *extra])
+            if os.path.exists(json_report):
+                with open(json_report, encoding="utf-8") as f:
+                    report = json.load(f)
+                print("\n".join(attribution(spec, one.impl, report)))
+                sys.stdout.flush()
+        worst = max(worst, status)
+    return worst
+
+
+def attribution(spec: str, target: str, report: dict[str, Any]) -> list[str]:
+    """The backend's verdict: each HOOK clause with its status and the code it was judged on."""
+    implementation = load_implementation(target)
+    cls = backend_module.import_backend(spec)
+    origins = backend_module.hook_origins(cls)
+    name, version = cls.__name__, implementation.version
+    lines = [f"backend {name} ({cls.__module__}, version {version}): its hooks"]
+    lines += [f"  {hook}: {origin.describe()}" for hook, origin in origins.items()]
+    counted: dict[str, int] = {}
+    for clause in report.get("clauses", []):
+        clause_id = clause["id"]
+        if not clause_id.startswith("HOOK-"):
+            continue
+        status = clause["status"]
+        hook = _CLAUSE_HOOK.get(clause_id)
+        if hook is None or hook not in origins:
+            where = _NOT_THE_BACKENDS.get(clause_id, "not one of the backend's hooks")
+        else:
+            origin = origins[hook]
+            where = f"{hook}, {origin.describe()}"
+            if status == "not applicable":
+                where += f": {clause.get('reason', '')}"
+            elif not origin.own:
+                where += f" (judged as {origin.owner}'s)"
+            counted[status] = counted.get(status, 0) + 1
+        lines.append(f"  {clause_id:<12} {status:<20} {where}")
+    judged = sum(counted.values())
+    if counted.get("failed"):
+        verdict = "DOES NOT CONFORM"
+    elif counted.get("expected deviation"):
+        verdict = "CONFORMS with declared deviations"
+    else:
+        verdict = "CONFORMS"
+    details = ", ".join(f"{n} {s}" for s, n in sorted(counted.items()))
+    lines.append(
+        f"backend {name} {version} ({report.get('profile', '?')}): {verdict} "
+        f"({judged} clauses on its hooks: {details or 'none'})"
+    )
+    return lines

@@ -1,0 +1,40 @@
+"""Breaks: HOOK-BLOB-1
+
+Low-memory ``materialize_weights_blob`` that pads the blob to a multiple of 64 bytes, as
+AOTInductor aligns host-resident constants, but with 0xFF bytes instead of zeros (hashing them, so
+the digest handed on is that of the file as written): only the blob's layout shows it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import TypeVar
+
+from reference import hooks
+
+from . import implementation
+from ._base import LowMemory, LowMemoryBackend
+
+P = TypeVar("P")
+
+
+class Backend(LowMemoryBackend):
+    @classmethod
+    def materialize_weights_blob(cls, paths: P, compile_specs: Sequence[hooks.CompileSpec]) -> P:
+        written = super().materialize_weights_blob(paths, compile_specs)
+        if not isinstance(written, list):
+            return written
+        out = []
+        for path in written:
+            if isinstance(path, hooks.WeightsBlobPath):
+                with open(path, "ab") as f:
+                    f.write(b"\xff" * (-f.tell() % 64))
+                with open(path, "rb") as f:
+                    digest = hashlib.sha256(f.read()).digest()
+                path = hooks.WeightsBlobPath(str(path), digest)
+            out.append(path)
+        return out  # type: ignore[return-value]  # P is a list here
+
+
+IMPLEMENTATION = implementation(__name__, low_memory=LowMemory(Backend))

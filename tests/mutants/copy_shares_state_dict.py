@@ -1,0 +1,28 @@
+"""Breaks: HOOK-COPY-5
+
+A copy hook that deep-copies a program but keeps its ``state_dict`` and ``constants`` mappings
+(not only the tensors in them) shared with the original: preprocess replacing a weight in the
+copy replaces it in the caller's program too.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Sequence
+from typing import TypeVar
+
+from conformance.adapters import reference as reference_adapter
+
+from . import implementation
+
+T = TypeVar("T")
+
+
+class Lowering(reference_adapter._Lowering):
+    def default_copy(self, program: T, compile_specs: Sequence[object]) -> T:
+        shared = [getattr(program, name, None) for name in ("state_dict", "constants")]
+        memo = {id(m): m for m in shared if m is not None}
+        return copy.deepcopy(program, memo)
+
+
+IMPLEMENTATION = implementation(__name__, lowering=Lowering())
