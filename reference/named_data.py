@@ -211,6 +211,9 @@ class NamedDataStore:
         self._digests: dict[int, bytes] = {}
         self._lent: set[int] = set()
         """ids of the maps an output reads lazily: copied before an entry of theirs is replaced."""
+        self._changes = 0
+        """Changes that keep the numbers of buffers and keys (a re-add that realigns an entry, a
+        commit, externalizing): with those numbers, which only grow, it marks the store's state."""
 
     def add_named_data(
         self,
@@ -263,7 +266,11 @@ class NamedDataStore:
         """Add every entry of ``other``, which is never changed, nor its files; all or nothing,
         also when interrupted. Costs O(len(other)), whatever the size of this store."""
         stage = _Stage(self)
-        stage.merge(other)
+        try:
+            stage.merge(other)
+        except Exception:
+            stage.check_unchanged()  # a store changed under the merge says so, whatever failed
+            raise
         stage.commit()
 
     def externalize_pte_data(self, max_data_bytes: int, tag_prefix: str) -> None:
@@ -306,6 +313,7 @@ class NamedDataStore:
             self._install(self._shard_tag(tag_prefix, keys), shard, keys, external, tags)
         self.external_data, self.pte_data, self._tags = external, {}, tags
         self._lent.clear()
+        self._changes += 1
 
     @staticmethod
     def _group_order(
@@ -346,13 +354,16 @@ class NamedDataStore:
         # Every check and digest comes before the first change, so a failed add changes nothing.
         old_tag = self._tags.get(key, _MISSING)
         if old_tag is not _MISSING:
+            mark = self._mark()
             changed = self._readd(key, data, alignment, tag, layout)
             if changed is not None:
+                self._check_unchanged(mark, "add_named_data")  # NDS-MERGE-9: data's code ran
                 self._unlend(old_tag)[key] = changed  # type: ignore[arg-type]  # as above
+                self._changes += 1
             return
         fingerprint = _fingerprint(data)
         if fingerprint in self._fps:  # a collision: settled by the digest index
-            stage = _Stage(self)
+            stage = _Stage(self, "add_named_data")
             stage.place_new(key, data, alignment, tag, layout, fingerprint)
             stage.commit()
             return
@@ -429,6 +440,20 @@ class NamedDataStore:
         combined = math.lcm(entry.alignment, alignment)
         return None if combined == entry.alignment else replace(entry, alignment=combined)
 
+    def _mark(self) -> tuple[int, int, int]:
+        """The store's state, as far as a change to it shows: the numbers of buffers and keys,
+        which only grow, and the count of the changes that keep them."""
+        return len(self.buffers), len(self._tags), self._changes
+
+    def _check_unchanged(self, mark: tuple[int, int, int], call: str) -> None:
+        """NDS-MERGE-9: raise if the store changed since ``mark`` (code its input ran added to
+        it), before the call changes anything: its staged indices and entries may be stale."""
+        if self._mark() != mark:
+            raise RuntimeError(
+                f"the store changed while {call} read its input (code run by reading the input "
+                "added to it); the call added nothing"
+            )
+
     def _buffer_digest(self, index: int) -> bytes:
         """A stored buffer's digest, hashed once and kept (a cache: writing it changes nothing)."""
         digest = self._digests.get(index)
@@ -443,19 +468,22 @@ class _Stage:
 
     __slots__ = (
         "buffers",
+        "call",
         "digests",
         "fps",
         "ids",
         "index",
         "maps",
+        "mark",
         "old",
         "old_fps",
         "start",
         "store",
     )
 
-    def __init__(self, store: NamedDataStore) -> None:
+    def __init__(self, store: NamedDataStore, call: str = "merge_named_data_store") -> None:
         self.store = store
+        self.call = call
         self.start = len(store.buffers)
         self.buffers: list[CordBuffer] = []  # new buffers, at start, start + 1, ...
         self.fps: dict[_Fingerprint, int | None] = {}  # changes to store._fps
@@ -465,6 +493,11 @@ class _Stage:
         self.digests: dict[int, bytes] = {}  # of new buffers only
         self.maps: dict[str | None, dict[str, DataEntry]] = {}  # new and changed entries by tag
         self.old: dict[tuple[str | None, str], DataEntry] = {}  # changed entries as they were
+        self.mark = store._mark()  # the store as staged against: checked before the commit
+
+    def check_unchanged(self) -> None:
+        """NDS-MERGE-9: the store is as it was when staging began, or RuntimeError."""
+        self.store._check_unchanged(self.mark, self.call)
 
     def merge(self, other: NamedDataStoreOutput) -> None:
         """Stage every entry of ``other``, in replay order (``_maps``); a new fingerprint of a
@@ -624,7 +657,9 @@ class _Stage:
             self.ids[id(buffer)] = index
 
     def commit(self) -> None:
+        self.check_unchanged()
         store = self.store
+        store._changes += 1
         try:
             store.buffers.extend(self.buffers)
             if self.digests:
