@@ -100,17 +100,33 @@ def _checked(
         alignment = 1
     if isinstance(alignment, bool) or not isinstance(alignment, int):
         raise TypeError(f"alignment must be int, not {type(alignment).__name__}: {alignment!r}")
+    alignment = _exact_int(alignment)
     if alignment <= 0:
         raise ValueError(f"Alignment must be greater than 0, received {alignment}.")
-    return key, data, alignment, _tag(external_tag)
+    return _exact_str(key), data, alignment, _tag(external_tag)
+
+
+def _exact_str(value: str) -> str:
+    """NDS-ADD-8: a str of a subclass as the plain str of its characters (``str.__str__``, which
+    no subclass's ``__str__``, ``__hash__`` or ``__eq__`` can change), so it names one entry."""
+    return value if type(value) is str else str.__str__(value)
+
+
+def _exact_int(value: int) -> int:
+    """NDS-ADD-8: an int of a subclass as the plain int of its value (``int.__index__``, which no
+    subclass's ``__index__`` or comparisons can change), so it is checked as the value it is."""
+    return value if type(value) is int else int.__index__(value)
 
 
 def _tag(external_tag: object) -> str | None:
-    if external_tag is not None and not isinstance(external_tag, str):
+    if external_tag is None:
+        return None
+    if not isinstance(external_tag, str):
         raise TypeError(
             f"external_tag must be str or None, not {type(external_tag).__name__}: {external_tag!r}"
         )
-    if external_tag == "":
+    external_tag = _exact_str(external_tag)
+    if not external_tag:
         raise ValueError("external_tag must not be empty (use None for data inline in the PTE)")
     return external_tag
 
@@ -150,17 +166,24 @@ def _maps(
     for name, entries in _map("external_data", other.external_data).items():
         listed.append((name, _map(f"external_data[{name!r}]", entries)))
     count, seen = len(given), dict[object, object]()
-    pairs = [(tag, len(m), _checked_pairs(tag, m, count, seen)) for tag, m in listed]
+    pairs = [(tag, len(m), _checked_pairs(tag, m, given, count, seen)) for tag, m in listed]
     return given, pairs, False  # type: ignore[return-value]  # a sequence of blobs, as merge takes
 
 
 def _checked_pairs(
-    tag: object, entries: Mapping[object, DataEntry], count: int, seen: dict[object, object]
+    tag: object,
+    entries: Mapping[object, DataEntry],
+    buffers: Sequence[object],
+    count: int,
+    seen: dict[object, object],
 ) -> Iterator[tuple[object, DataEntry]]:
     """The entries of one map of an output, each checked before it is staged: its key in no
-    other map, a DataEntry's fields (read once: one of another type is copied into a DataEntry),
-    an index into the ``count`` buffers."""
+    other map, a DataEntry's fields (read once: one of another type, or with an index of a
+    subclass of int, is copied into a DataEntry), an index into the ``count`` buffers, which are
+    still ``count`` (NDS-MERGE-7: reading the output may have run code that changed them)."""
     for key, entry in entries.items():
+        if isinstance(key, str):
+            key = _exact_str(key)  # NDS-ADD-8: so that it is found in ``seen`` as the str it is
         if key in seen:
             raise ValueError(
                 f"key {key!r} appears twice in the output: {_where(seen[key])} and {_where(tag)}"
@@ -172,13 +195,23 @@ def _checked_pairs(
             raise TypeError(
                 f"entry {key!r} must be a DataEntry, not {type(entry).__name__}: {entry!r}"
             ) from None
-        if (
-            type(index) is not int and (isinstance(index, bool) or not isinstance(index, int))
-        ) or not 0 <= index < count:
+        exact = type(index) is int
+        if not exact:
+            if isinstance(index, bool) or not isinstance(index, int):
+                raise ValueError(
+                    f"entry {key!r} refers to buffer {index!r}, but the output has {count}"
+                )
+            index = _exact_int(index)  # NDS-ADD-8: compared and used as the value it is
+        if not 0 <= index < count:
             raise ValueError(
                 f"entry {key!r} refers to buffer {index!r}, but the output has {count}"
             )
-        yield key, entry if type(entry) is DataEntry else _entry(index, alignment, layout)
+        if len(buffers) != count:
+            raise ValueError(
+                f"the output's buffers changed while it was merged, from {count} to "
+                f"{len(buffers)}, before entry {key!r}"
+            )
+        yield key, entry if exact and type(entry) is DataEntry else _entry(index, alignment, layout)
 
 
 def _undo(action: Callable[[], None]) -> None:

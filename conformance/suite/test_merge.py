@@ -483,6 +483,29 @@ class TestMerge:
             target.merge_named_data_store(other)
         assert state(target) == before
 
+    @clause("NDS-MERGE-7")
+    @relies_on(REPLAY)
+    @pytest.mark.parametrize("where", ["pte_data", "external_data[tag]"])
+    def test_buffers_that_shrink_while_read(self, impl: Implementation, where: str) -> None:
+        buffers = [b"zero", b"one", b"two"]
+
+        def hook() -> None:
+            del buffers[1:]  # code run by reading the maps: the indices checked no longer hold
+
+        entries = {"x": impl.DataEntry(0, 1, None), "y": impl.DataEntry(2, 1, None)}
+        lazy = Reentrant(entries, hook)
+        other = impl.NamedDataStoreOutput(
+            buffers,
+            lazy if where == "pte_data" else {"w": impl.DataEntry(1, 1, None)},
+            {} if where == "pte_data" else {"model": lazy},
+        )
+        target = impl.NamedDataStore()
+        target.add_named_data("mine", b"mine")
+        before = state(target)
+        with pytest.raises(ValueError, match="buffers"):
+            target.merge_named_data_store(other)
+        assert state(target) == before
+
     @clause("NDS-MERGE-8")
     @relies_on(REPLAY)
     def test_new_file_buffer_is_the_same_object(

@@ -199,3 +199,33 @@ def test_a_merge_that_fails_after_its_input_changed_the_store_says_it_changed() 
     with pytest.raises(RuntimeError, match="merge_named_data_store"):
         target.merge_named_data_store(other)
     assert "intruder" in target.get_named_data_store_output().pte_data
+
+
+def test_a_key_of_another_type_in_a_merged_output_is_refused_as_add_refuses_it() -> None:
+    target = NamedDataStore()
+    with pytest.raises(TypeError, match="key must be str, not int: 7"):
+        target.merge_named_data_store(NamedDataStoreOutput([b"a"], {7: DataEntry(0, 1)}, {}))  # type: ignore[dict-item]  # a key of another type
+    assert entries(target) == ([], {}, {})
+
+
+class Shrinking(dict[str, DataEntry]):
+    """A map whose reading empties the output's buffers after its first entry."""
+
+    def __init__(self, entries: dict[str, DataEntry], buffers: list[bytes]) -> None:
+        super().__init__(entries)
+        self.buffers = buffers
+
+    def items(self) -> Any:
+        for pair in super().items():
+            yield pair
+            self.buffers.clear()
+
+
+def test_buffers_that_shrink_after_an_entry_are_found_at_the_next() -> None:
+    # NDS-MERGE-7: the first entry was checked against the buffers as they were; the next is not
+    buffers = [b"zero", b"one"]
+    pte = Shrinking({"x": DataEntry(0, 1), "y": DataEntry(0, 1)}, buffers)
+    target = NamedDataStore()
+    with pytest.raises(ValueError, match="buffers changed while it was merged, from 2 to 0"):
+        target.merge_named_data_store(NamedDataStoreOutput(buffers, pte, {}))  # type: ignore[arg-type]  # bytes are blobs
+    assert entries(target) == ([], {}, {})
