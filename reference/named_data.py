@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import islice
 
 from .cord import CordBuffer
@@ -38,41 +38,62 @@ _View = tuple[
 ]
 
 
+_FIELDS = ("buffers", "pte_data", "external_data")
+
+
 @dataclass
 class NamedDataStoreOutput:
-    """A store's contents: unique buffers, inline entries by key, external ones by tag and key."""
+    """A store's contents: unique buffers, inline entries by key, external ones by tag and key.
+
+    One a store returns is a snapshot read lazily (NDS-OUT-3 at O(tags)): its fields are absent
+    and ``_view`` holds the store's containers with their lengths then; the first read or write of
+    a field copies those first items (the store only appends to a container while it is lent)."""
 
     buffers: list[CordBuffer]
     pte_data: dict[str, DataEntry]
     external_data: dict[str, dict[str, DataEntry]]
+    _view: _View | None = field(default=None, init=False, repr=False, compare=False)
+    """A store's containers and their lengths, until the fields are read; else None."""
+
+    @classmethod
+    def _snapshot(cls, view: _View) -> NamedDataStoreOutput:
+        """An output of ``view``, its fields absent until read (see ``__getattr__``)."""
+        out = cls([], {}, {})
+        del out.buffers, out.pte_data, out.external_data
+        out._view = view
+        return out
 
     def __getattr__(self, name: str) -> object:
-        # Only reached by a store's snapshot before its first read: its fields are the first n
-        # items of the store's append-only containers, copied now (the store never changes them
-        # in place while they are lent: see NamedDataStore._unlend).
-        if name not in ("buffers", "pte_data", "external_data") or "_view" not in self.__dict__:
+        # Reached only for an absent attribute: a field of a snapshot not read yet.
+        if name not in _FIELDS or self._view is None:
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        view: _View = self.__dict__.pop("_view")
+        self._read_view()
+        return getattr(self, name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in _FIELDS and self._view is not None:
+            self._read_view()  # the other fields are the snapshot's, not empty
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name in _FIELDS and self._view is not None:
+            self._read_view()
+        super().__delattr__(name)
+
+    def _read_view(self) -> None:
+        """Copy the first items of the store's containers into the fields (all absent: a write
+        to one reads the view first)."""
+        view, self._view = self._view, None
+        assert view is not None
         buffers, count, pte, inline, external = view
         self.buffers = buffers[:count]
         self.pte_data = dict(islice(pte.items(), inline))
         self.external_data = {tag: dict(islice(m.items(), n)) for tag, m, n in external}
-        return self.__dict__[name]
 
 
 _Fingerprint = tuple[int, bytes]
-_MISSING: object = object()
-_new = object.__new__
-
-
-def _entry(index: int, alignment: int, layout: object) -> DataEntry:
-    """``DataEntry(index, alignment, layout)`` without the frozen dataclass's ``__setattr__``."""
-    entry: DataEntry = _new(DataEntry)
-    fields = entry.__dict__
-    fields["buffer_index"] = index
-    fields["alignment"] = alignment
-    fields["tensor_layout"] = layout
-    return entry
+_ABSENT = -1
+"""What ``_fps.get`` gives for a fingerprint no buffer has (a stored one is an index or None)."""
 
 
 def _digest(data: CordBuffer) -> bytes:
@@ -142,15 +163,13 @@ _Pairs = Iterable[tuple[object, DataEntry]]
 
 def _maps(
     other: NamedDataStoreOutput,
-) -> tuple[Sequence[CordBuffer], list[tuple[object, int, _Pairs]], bool]:
+) -> tuple[Sequence[object], list[tuple[object, int, _Pairs]], bool]:
     """``other``'s buffers, its maps in replay order, inline first, then each tag's, each as
     (tag, size, its (key, entry) pairs), and whether its keys, tags and alignments are known to
     be valid. They are for a store's snapshot not read yet, read from the store's containers,
     which only hold what the store's adds checked; any other output's entries are checked as
     they are read (``_checked_pairs``), and their keys, tags and alignments as add checks them."""
-    view: _View | None = (
-        other.__dict__.get("_view") if type(other) is NamedDataStoreOutput else None
-    )
+    view = other._view if isinstance(other, NamedDataStoreOutput) else None
     if view is not None:
         buffers, _, pte, inline, external = view
         maps: list[tuple[object, int, _Pairs]] = [(None, inline, islice(pte.items(), inline))]
@@ -166,8 +185,10 @@ def _maps(
     for name, entries in _map("external_data", other.external_data).items():
         listed.append((name, _map(f"external_data[{name!r}]", entries)))
     count, seen = len(given), dict[object, object]()
-    pairs = [(tag, len(m), _checked_pairs(tag, m, given, count, seen)) for tag, m in listed]
-    return given, pairs, False  # type: ignore[return-value]  # a sequence of blobs, as merge takes
+    pairs: list[tuple[object, int, _Pairs]] = [
+        (tag, len(m), _checked_pairs(tag, m, given, count, seen)) for tag, m in listed
+    ]
+    return given, pairs, False
 
 
 def _checked_pairs(
@@ -211,7 +232,10 @@ def _checked_pairs(
                 f"the output's buffers changed while it was merged, from {count} to "
                 f"{len(buffers)}, before entry {key!r}"
             )
-        yield key, entry if exact and type(entry) is DataEntry else _entry(index, alignment, layout)
+        yield (
+            key,
+            entry if exact and type(entry) is DataEntry else DataEntry(index, alignment, layout),
+        )
 
 
 def _undo(action: Callable[[], None]) -> None:
@@ -242,8 +266,9 @@ class NamedDataStore:
         self._index: dict[tuple[_Fingerprint, bytes], int] = {}
         self._ids: dict[int, int] = {}
         self._digests: dict[int, bytes] = {}
-        self._lent: set[int] = set()
-        """ids of the maps an output reads lazily: copied before an entry of theirs is replaced."""
+        self._lent: set[str | None] = set()
+        """The places (None for inline, else a tag) whose maps an output reads lazily: such a map
+        is copied before an entry of it is replaced, and the copy is not lent."""
         self._changes = 0
         """Changes that keep the numbers of buffers and keys (a re-add that realigns an entry, a
         commit, externalizing): with those numbers, which only grow, it marks the store's state."""
@@ -278,22 +303,12 @@ class NamedDataStore:
 
         It costs O(tags): the store's containers are only ever appended to while lent, so the
         snapshot is their lengths now, and copying waits for the first read of a field."""
-        lent = self._lent
-        lent.add(id(self.pte_data))
-        external = []
-        for tag, entries in self.external_data.items():
-            if entries:
-                external.append((tag, entries, len(entries)))
-                lent.add(id(entries))
-        out: NamedDataStoreOutput = _new(NamedDataStoreOutput)
-        out.__dict__["_view"] = (
-            self.buffers,
-            len(self.buffers),
-            self.pte_data,
-            len(self.pte_data),
-            external,
+        external = [(tag, m, len(m)) for tag, m in self.external_data.items() if m]
+        self._lent.add(None)
+        self._lent.update(tag for tag, _, _ in external)
+        return NamedDataStoreOutput._snapshot(
+            (self.buffers, len(self.buffers), self.pte_data, len(self.pte_data), external)
         )
-        return out
 
     def merge_named_data_store(self, other: NamedDataStoreOutput) -> None:
         """Add every entry of ``other``, which is never changed, nor its files; all or nothing,
@@ -385,13 +400,13 @@ class NamedDataStore:
         self, key: str, data: CordBuffer, alignment: int, tag: str | None, layout: object
     ) -> None:
         # Every check and digest comes before the first change, so a failed add changes nothing.
-        old_tag = self._tags.get(key, _MISSING)
-        if old_tag is not _MISSING:
+        if key in self._tags:
+            old_tag = self._tags[key]
             mark = self._mark()
             changed = self._readd(key, data, alignment, tag, layout)
             if changed is not None:
                 self._check_unchanged(mark, "add_named_data")  # NDS-MERGE-9: data's code ran
-                self._unlend(old_tag)[key] = changed  # type: ignore[arg-type]  # as above
+                self._unlend(old_tag)[key] = changed
                 self._changes += 1
             return
         fingerprint = _fingerprint(data)
@@ -403,14 +418,15 @@ class NamedDataStore:
         # The common case, a new fingerprint: a new buffer, committed in four steps.
         index = len(self.buffers)
         entries = self.pte_data if tag is None else self.external_data.get(tag)
-        entry = _entry(index, alignment, layout)
+        entry = DataEntry(index, alignment, layout)
         try:
             self.buffers.append(data)
             self._fps[fingerprint] = index
-            if entries is None:
-                self.external_data[tag] = {key: entry}  # type: ignore[index]  # None is inline
-            else:
+            if entries is not None:
                 entries[key] = entry
+            else:  # a new tag: its map, made here
+                assert tag is not None  # inline entries have their map always
+                self.external_data[tag] = {key: entry}
             self._tags[key] = tag
         except BaseException:
             _undo(lambda: self._forget(index, fingerprint, key, tag, entries is None))
@@ -424,8 +440,8 @@ class NamedDataStore:
         if self._fps.get(fingerprint) == index:
             del self._fps[fingerprint]
         self._tags.pop(key, None)
-        if created:
-            self.external_data.pop(tag, None)  # type: ignore[arg-type]  # a tag: None is not created
+        if created and tag is not None:
+            self.external_data.pop(tag, None)
         else:
             self._entries(tag).pop(key, None)
 
@@ -435,14 +451,14 @@ class NamedDataStore:
     def _unlend(self, tag: str | None) -> dict[str, DataEntry]:
         """The map of ``tag``, to replace an entry in: a copy of it first if an output reads it."""
         entries = self._entries(tag)
-        if id(entries) not in self._lent:
+        if tag not in self._lent:
             return entries
         copy = dict(entries)
         if tag is None:
             self.pte_data = copy
         else:
             self.external_data[tag] = copy
-        self._lent.discard(id(entries))
+        self._lent.discard(tag)
         return copy
 
     def _readd(
@@ -533,11 +549,9 @@ class _Stage:
         self.store._check_unchanged(self.mark, self.call)
 
     def merge(self, other: NamedDataStoreOutput) -> None:
-        """Stage every entry of ``other``, in replay order (``_maps``); a new fingerprint of a
-        ``bytes`` blob, the usual case, is staged here without the general path's calls."""
-        store = self.store
-        tags, fps, sfps = store._tags, store._fps, self.fps
-        stored, staged, start = store.buffers, self.buffers, self.start
+        """Stage every entry of ``other``, in replay order (``_maps``): a new key of a ``bytes``
+        blob, the usual case, through ``_bytes_buffer``, any other through ``add``."""
+        tags = self.store._tags
         buffers, maps, checked = _maps(other)
         for where, size, pairs in maps:
             tag = _tag(where) if size else None  # checked once per map, as add would check it
@@ -547,48 +561,53 @@ class _Stage:
                 data = buffers[theirs]
                 alignment = entry.alignment
                 if (
-                    type(data) is bytes
-                    and (checked or (type(key) is str and type(alignment) is int and alignment > 0))
+                    type(key) is str
+                    and type(data) is bytes
+                    and (checked or (type(alignment) is int and alignment > 0))
                     and key not in tags
                 ):
-                    fingerprint = (len(data), data[:FINGERPRINT_PREFIX])
-                    index = None
-                    if fingerprint not in sfps:
-                        state = fps.get(fingerprint, _MISSING)
-                        if state is _MISSING:
-                            index = start + len(staged)
-                            staged.append(data)
-                            sfps[fingerprint] = index
-                        elif isinstance(state, int):  # one stored buffer has the fingerprint
-                            buffer = stored[state]
-                            if buffer is data:
-                                index = state
-                            else:
-                                index = self._second(
-                                    fingerprint, state, buffer, data, hashlib.sha256(data).digest()
-                                )
+                    index = self._bytes_buffer(data)
                     if index is not None:
                         if theirs != index:  # else their entry, frozen, is ours too
-                            entry = _entry(index, alignment, entry.tensor_layout)
+                            entry = DataEntry(index, alignment, entry.tensor_layout)
                         if entries is None:
-                            entries = self.maps.get(tag)
-                            if entries is None:
-                                entries = self.maps[tag] = {}
-                        entries[key] = entry  # type: ignore[index]  # a str: tested above, or by a snapshot's adds
+                            entries = self.maps.setdefault(tag, {})
+                        entries[key] = entry
                         continue
                 self.add(*_checked(key, data, alignment, tag), entry.tensor_layout)
+
+    def _bytes_buffer(self, data: bytes) -> int | None:
+        """The fast path of a merge (NDS-MERGE-1 by NDS-DEDUP-1/2): the buffer of a new key's
+        ``bytes`` blob whose fingerprint the stage has not seen and at most one stored buffer
+        has, or None for ``_place`` to decide. Fast because it is the usual case of a merge and
+        needs one or two dict look-ups: no call to fingerprint, no digest unless a stored buffer
+        has the fingerprint and is another object, no identity or digest index."""
+        fingerprint = (len(data), data[:FINGERPRINT_PREFIX])
+        if fingerprint in self.fps:
+            return None
+        state = self.store._fps.get(fingerprint, _ABSENT)
+        if state == _ABSENT:
+            index = self.start + len(self.buffers)
+            self.buffers.append(data)
+            self.fps[fingerprint] = index
+            return index
+        if state is None:  # several stored buffers have it: the digest index decides
+            return None
+        buffer = self.store.buffers[state]
+        if buffer is data:
+            return state
+        return self._second(fingerprint, state, buffer, data, hashlib.sha256(data).digest())
 
     def add(
         self, key: str, data: CordBuffer, alignment: int, tag: str | None, layout: object
     ) -> None:
         store = self.store
-        old_tag = store._tags.get(key, _MISSING)
-        if old_tag is _MISSING:
+        if key not in store._tags:
             self.place_new(key, data, alignment, tag, layout, _fingerprint(data))
             return
         changed = store._readd(key, data, alignment, tag, layout)
         if changed is not None:
-            where: str | None = old_tag  # type: ignore[assignment]  # not _MISSING: a tag
+            where = store._tags[key]
             self.old[(where, key)] = store._entries(where)[key]
             self.maps.setdefault(where, {})[key] = changed
 
@@ -602,24 +621,23 @@ class _Stage:
         fingerprint: _Fingerprint,
     ) -> None:
         """Stage ``key``, not in the store, with the buffer equal to ``data`` or a new one."""
-        self.maps.setdefault(tag, {})[key] = _entry(
+        self.maps.setdefault(tag, {})[key] = DataEntry(
             self._place(data, fingerprint), alignment, layout
         )
 
     def _place(self, data: CordBuffer, fingerprint: _Fingerprint) -> int:
-        state = self.fps.get(fingerprint, _MISSING)
-        if state is _MISSING:
-            state = self.store._fps.get(fingerprint, _MISSING)
-        if state is _MISSING:
+        state = self.fps.get(fingerprint, _ABSENT)
+        if state == _ABSENT:
+            state = self.store._fps.get(fingerprint, _ABSENT)
+        if state == _ABSENT:
             index = self._new(data)
             self._set_fp(fingerprint, index)
             return index
         if state is not None:  # one buffer has this fingerprint
-            lone: int = state  # type: ignore[assignment]  # an int: neither _MISSING nor None
-            buffer = self._buffer(lone)
+            buffer = self._buffer(state)
             if buffer is data:
-                return lone
-            return self._second(fingerprint, lone, buffer, data, _digest(data))
+                return state
+            return self._second(fingerprint, state, buffer, data, _digest(data))
         found = self.ids.get(id(data))
         if found is None:
             found = self.store._ids.get(id(data))
@@ -709,6 +727,7 @@ class _Stage:
                     store._unlend(tag).update(entries)
                 elif tag is None and not store.pte_data:
                     store.pte_data = entries  # into an empty map: handed over, not copied
+                    store._lent.discard(None)  # the new map is no output's
                 else:
                     store._entries(tag).update(entries)
             for tag, entries in self.maps.items():

@@ -138,9 +138,9 @@ class CountingMaps(dict[Any, Any]):
 
     lookups = 0
 
-    def get(self, *args: Any) -> Any:
+    def setdefault(self, *args: Any) -> Any:
         CountingMaps.lookups += 1
-        return super().get(*args)
+        return super().setdefault(*args)
 
 
 def test_a_merge_looks_up_each_tag_s_map_once(monkeypatch: pytest.MonkeyPatch) -> None:
