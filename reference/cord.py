@@ -40,16 +40,18 @@ class Cord:
 
     def append(self, data: CordBuffer | Cord) -> None:
         """Append a piece, or the pieces another Cord holds now (a snapshot of them)."""
-        if isinstance(data, Cord):
+        if isinstance(data, bytes):  # the usual piece first: one isinstance
+            self._byte_size += len(data)
+            self._buffers.append(data)
+        elif isinstance(data, FileBackedData):
+            self._byte_size += len(data)  # first: a closed blob raises before anything changes
+            self._buffers.append(data)
+            self._files += 1
+        elif isinstance(data, Cord):
             pieces = list(data._buffers)  # copied first, so appending a Cord to itself doubles it
             self._buffers.extend(pieces)
             self._byte_size += data._byte_size
             self._files += data._files
-        elif isinstance(data, (bytes, FileBackedData)):
-            self._byte_size += len(data)
-            self._buffers.append(data)
-            if isinstance(data, FileBackedData):
-                self._files += 1
         else:
             raise TypeError(
                 f"Cord pieces must be bytes, FileBackedData or Cord, not {type(data).__name__}"

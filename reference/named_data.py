@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from itertools import islice
 
 from .cord import CordBuffer
@@ -43,36 +43,32 @@ _FIELDS = ("buffers", "pte_data", "external_data")
 
 @dataclass
 class NamedDataStoreOutput:
-    """A store's contents: unique buffers, inline entries by key, external ones by tag and key.
-
-    One a store returns is a snapshot read lazily (NDS-OUT-3 at O(tags)): its fields are absent
-    and ``_view`` holds the store's containers with their lengths then; the first read or write of
-    a field copies those first items (the store only appends to a container while it is lent)."""
+    """A store's contents: unique buffers, inline entries by key, external ones by tag and key."""
 
     buffers: list[CordBuffer]
     pte_data: dict[str, DataEntry]
     external_data: dict[str, dict[str, DataEntry]]
-    _view: _View | None = field(default=None, init=False, repr=False, compare=False)
-    """A store's containers and their lengths, until the fields are read; else None."""
 
-    @classmethod
-    def _snapshot(cls, view: _View) -> NamedDataStoreOutput:
-        """An output of ``view``, its fields absent until read (see ``__getattr__``)."""
-        out = cls([], {}, {})
-        del out.buffers, out.pte_data, out.external_data
-        out._view = view
-        return out
+
+class _Snapshot(NamedDataStoreOutput):
+    """The output a store returns (NDS-OUT-3 at O(tags)): its fields are absent until one is
+    first read or written, which copies the first items of the store's containers that ``_view``
+    holds with their lengths then (the store only appends to a container while it is lent);
+    until then a merge of it reads those containers themselves."""
+
+    def __init__(self, view: _View) -> None:  # the fields stay absent: see __getattr__
+        self._view: _View | None = view
 
     def __getattr__(self, name: str) -> object:
-        # Reached only for an absent attribute: a field of a snapshot not read yet.
+        # Reached only for an absent attribute: a field not read yet.
         if name not in _FIELDS or self._view is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+            raise AttributeError(f"'NamedDataStoreOutput' object has no attribute {name!r}")
         self._read_view()
         return getattr(self, name)
 
     def __setattr__(self, name: str, value: object) -> None:
         if name in _FIELDS and self._view is not None:
-            self._read_view()  # the other fields are the snapshot's, not empty
+            self._read_view()  # the other fields are the snapshot's, not absent
         super().__setattr__(name, value)
 
     def __delattr__(self, name: str) -> None:
@@ -80,9 +76,17 @@ class NamedDataStoreOutput:
             self._read_view()
         super().__delattr__(name)
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, NamedDataStoreOutput):
+            return NotImplemented
+        mine = (self.buffers, self.pte_data, self.external_data)
+        return mine == (other.buffers, other.pte_data, other.external_data)
+
+    def __repr__(self) -> str:
+        return repr(NamedDataStoreOutput(self.buffers, self.pte_data, self.external_data))
+
     def _read_view(self) -> None:
-        """Copy the first items of the store's containers into the fields (all absent: a write
-        to one reads the view first)."""
+        """Copy the first items of the store's containers into the fields."""
         view, self._view = self._view, None
         assert view is not None
         buffers, count, pte, inline, external = view
@@ -169,7 +173,7 @@ def _maps(
     be valid. They are for a store's snapshot not read yet, read from the store's containers,
     which only hold what the store's adds checked; any other output's entries are checked as
     they are read (``_checked_pairs``), and their keys, tags and alignments as add checks them."""
-    view = other._view if isinstance(other, NamedDataStoreOutput) else None
+    view = other._view if type(other) is _Snapshot else None
     if view is not None:
         buffers, _, pte, inline, external = view
         maps: list[tuple[object, int, _Pairs]] = [(None, inline, islice(pte.items(), inline))]
@@ -306,7 +310,7 @@ class NamedDataStore:
         external = [(tag, m, len(m)) for tag, m in self.external_data.items() if m]
         self._lent.add(None)
         self._lent.update(tag for tag, _, _ in external)
-        return NamedDataStoreOutput._snapshot(
+        return _Snapshot(
             (self.buffers, len(self.buffers), self.pte_data, len(self.pte_data), external)
         )
 
@@ -410,18 +414,25 @@ class NamedDataStore:
                 self._changes += 1
             return
         fingerprint = _fingerprint(data)
-        if fingerprint in self._fps:  # a collision: settled by the digest index
-            stage = _Stage(self, "add_named_data")
-            stage.place_new(key, data, alignment, tag, layout, fingerprint)
-            stage.commit()
+        index = start = len(self.buffers)
+        state = self._fps.get(fingerprint, _ABSENT)
+        if state is None:  # several buffers have the fingerprint: the digest index decides
+            self._stage_new(key, data, alignment, tag, layout, fingerprint, None)
             return
-        # The common case, a new fingerprint: a new buffer, committed in four steps.
-        index = len(self.buffers)
+        if state != _ABSENT:
+            equal, digest = self._equal_to_lone(data, state)
+            if not equal:  # a collision, or a file: settled by the stage
+                self._stage_new(key, data, alignment, tag, layout, fingerprint, digest)
+                return
+            index = state
+        # A new fingerprint, the common case (a new buffer, committed in four steps), or an
+        # equal copy of the one buffer of a fingerprint (an entry, in two).
         entries = self.pte_data if tag is None else self.external_data.get(tag)
         entry = DataEntry(index, alignment, layout)
         try:
-            self.buffers.append(data)
-            self._fps[fingerprint] = index
+            if index == start:
+                self.buffers.append(data)
+                self._fps[fingerprint] = index
             if entries is not None:
                 entries[key] = entry
             else:  # a new tag: its map, made here
@@ -429,13 +440,43 @@ class NamedDataStore:
                 self.external_data[tag] = {key: entry}
             self._tags[key] = tag
         except BaseException:
-            _undo(lambda: self._forget(index, fingerprint, key, tag, entries is None))
+            _undo(lambda: self._forget(start, fingerprint, key, tag, entries is None))
             raise
+
+    def _stage_new(
+        self,
+        key: str,
+        data: CordBuffer,
+        alignment: int,
+        tag: str | None,
+        layout: object,
+        fingerprint: _Fingerprint,
+        digest: bytes | None,
+    ) -> None:
+        """Add a new key whose fingerprint a buffer has, through a stage (``_Stage.place_new``)."""
+        stage = _Stage(self, "add_named_data")
+        stage.place_new(key, data, alignment, tag, layout, fingerprint, digest)
+        stage.commit()
+
+    def _equal_to_lone(self, data: CordBuffer, lone: int) -> tuple[bool, bytes | None]:
+        """The fast path of NDS-DEDUP-1 for a new key of plain ``bytes``: whether ``data`` is
+        the buffer ``lone``, the only one of its fingerprint, or has its digest (NDS-DEDUP-2),
+        with the digest of ``data`` if it was computed (NDS-DEDUP-8: kept, not computed again).
+        Fast because an equal copy needs no stage: only its entry is written. Only for exact
+        ``bytes``, whose reading runs no code of the caller's (NDS-MERGE-9); a file goes to the
+        stage, which checks that the store did not change while it was read."""
+        if type(data) is not bytes:
+            return False, None
+        if data is self.buffers[lone]:
+            return True, None
+        digest = hashlib.sha256(data).digest()
+        return digest == self._buffer_digest(lone), digest
 
     def _forget(
         self, index: int, fingerprint: _Fingerprint, key: str, tag: str | None, created: bool
     ) -> None:
-        """Undo an interrupted add of a new fingerprint: whatever of it was done."""
+        """Undo an interrupted add: whatever of it was done (a buffer from ``index`` on, its
+        fingerprint if it has that index, the entry and the key's tag)."""
         del self.buffers[index:]
         if self._fps.get(fingerprint) == index:
             del self._fps[fingerprint]
@@ -619,13 +660,15 @@ class _Stage:
         tag: str | None,
         layout: object,
         fingerprint: _Fingerprint,
+        digest: bytes | None = None,
     ) -> None:
-        """Stage ``key``, not in the store, with the buffer equal to ``data`` or a new one."""
+        """Stage ``key``, not in the store, with the buffer equal to ``data`` or a new one
+        (``digest``, if given, is the digest of ``data``, computed already)."""
         self.maps.setdefault(tag, {})[key] = DataEntry(
-            self._place(data, fingerprint), alignment, layout
+            self._place(data, fingerprint, digest), alignment, layout
         )
 
-    def _place(self, data: CordBuffer, fingerprint: _Fingerprint) -> int:
+    def _place(self, data: CordBuffer, fingerprint: _Fingerprint, digest: bytes | None) -> int:
         state = self.fps.get(fingerprint, _ABSENT)
         if state == _ABSENT:
             state = self.store._fps.get(fingerprint, _ABSENT)
@@ -637,13 +680,15 @@ class _Stage:
             buffer = self._buffer(state)
             if buffer is data:
                 return state
-            return self._second(fingerprint, state, buffer, data, _digest(data))
+            if digest is None:
+                digest = _digest(data)
+            return self._second(fingerprint, state, buffer, data, digest)
         found = self.ids.get(id(data))
         if found is None:
             found = self.store._ids.get(id(data))
         if found is not None and self._buffer(found) is data:
             return found
-        digest = _digest(data)
+        digest = _digest(data)  # not computed yet: an add computes it only for a lone buffer
         found = self.index.get((fingerprint, digest))
         if found is None:
             found = self.store._index.get((fingerprint, digest))

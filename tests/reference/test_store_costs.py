@@ -491,3 +491,12 @@ def test_a_write_to_an_unread_snapshot_reads_it_first(how: str) -> None:
     if how == "set":  # merged as it now holds: its own buffers, not the store's
         target.merge_named_data_store(out)
         assert target.get_named_data_store_output().buffers == [b"mine"]
+
+
+def test_a_snapshot_is_an_output_as_a_hand_made_one_is() -> None:
+    store = NamedDataStore()
+    store.add_named_data("a", b"a", 2, "t")
+    out = store.get_named_data_store_output()
+    same = NamedDataStoreOutput([b"a"], {}, {"t": {"a": DataEntry(0, 2)}})
+    assert out == same and same == out and out != "an output"
+    assert repr(out) == repr(same) and isinstance(out, NamedDataStoreOutput)
