@@ -590,54 +590,59 @@ class _Stage:
         self.store._check_unchanged(self.mark, self.call)
 
     def merge(self, other: NamedDataStoreOutput) -> None:
-        """Stage every entry of ``other``, in replay order (``_maps``): a new key of a ``bytes``
-        blob, the usual case, through ``_bytes_buffer``, any other through ``add``."""
-        tags = self.store._tags
+        """Stage every entry of ``other``, in replay order (``_maps``), map by map."""
         buffers, maps, checked = _maps(other)
         for where, size, pairs in maps:
             tag = _tag(where) if size else None  # checked once per map, as add would check it
-            entries: dict[str, DataEntry] | None = None
-            for key, entry in pairs:
-                theirs = entry.buffer_index
-                data = buffers[theirs]
-                alignment = entry.alignment
-                if (
-                    type(key) is str
-                    and type(data) is bytes
-                    and (checked or (type(alignment) is int and alignment > 0))
-                    and key not in tags
-                ):
-                    index = self._bytes_buffer(data)
-                    if index is not None:
-                        if theirs != index:  # else their entry, frozen, is ours too
-                            entry = DataEntry(index, alignment, entry.tensor_layout)
-                        if entries is None:
-                            entries = self.maps.setdefault(tag, {})
-                        entries[key] = entry
-                        continue
-                self.add(*_checked(key, data, alignment, tag), entry.tensor_layout)
+            self._stage_map(tag, pairs, buffers, checked)
 
-    def _bytes_buffer(self, data: bytes) -> int | None:
-        """The fast path of a merge (NDS-MERGE-1 by NDS-DEDUP-1/2): the buffer of a new key's
-        ``bytes`` blob whose fingerprint the stage has not seen and at most one stored buffer
-        has, or None for ``_place`` to decide. Fast because it is the usual case of a merge and
-        needs one or two dict look-ups: no call to fingerprint, no digest unless a stored buffer
-        has the fingerprint and is another object, no identity or digest index."""
-        fingerprint = (len(data), data[:FINGERPRINT_PREFIX])
-        if fingerprint in self.fps:
-            return None
-        state = self.store._fps.get(fingerprint, _ABSENT)
-        if state == _ABSENT:
-            index = self.start + len(self.buffers)
-            self.buffers.append(data)
-            self.fps[fingerprint] = index
-            return index
-        if state is None:  # several stored buffers have it: the digest index decides
-            return None
-        buffer = self.store.buffers[state]
-        if buffer is data:
-            return state
-        return self._second(fingerprint, state, buffer, data, hashlib.sha256(data).digest())
+    def _stage_map(
+        self, tag: str | None, pairs: _Pairs, buffers: Sequence[object], checked: bool
+    ) -> None:
+        """Stage the entries of one map of an output, as ``add`` would (NDS-MERGE-1), with the
+        fast path of a merge inline: a new key of a ``bytes`` blob whose fingerprint the stage has
+        not seen and no stored buffer has, or one stored buffer has (NDS-DEDUP-1/2). Fast because
+        it is the usual case and costs a few dict look-ups in this loop: no call per entry, no
+        digest unless a stored buffer of the fingerprint is another object, no identity or digest
+        index. Anything else goes through ``add``."""
+        tags, fps, sfps = self.store._tags, self.store._fps, self.fps
+        stored, staged, start = self.store.buffers, self.buffers, self.start
+        entries: dict[str, DataEntry] | None = None
+        for key, entry in pairs:
+            theirs = entry.buffer_index
+            data = buffers[theirs]
+            alignment = entry.alignment
+            if (
+                type(key) is str
+                and type(data) is bytes
+                and (checked or (type(alignment) is int and alignment > 0))
+                and key not in tags
+            ):
+                fingerprint = (len(data), data[:FINGERPRINT_PREFIX])
+                index: int | None = None
+                if fingerprint not in sfps:
+                    state = fps.get(fingerprint, _ABSENT)
+                    if state == _ABSENT:
+                        index = start + len(staged)
+                        staged.append(data)
+                        sfps[fingerprint] = index
+                    elif state is not None:  # one stored buffer has the fingerprint
+                        buffer = stored[state]
+                        index = (
+                            state
+                            if buffer is data
+                            else self._second(
+                                fingerprint, state, buffer, data, hashlib.sha256(data).digest()
+                            )
+                        )
+                if index is not None:
+                    if theirs != index:  # else their entry, frozen, is ours too
+                        entry = DataEntry(index, alignment, entry.tensor_layout)
+                    if entries is None:
+                        entries = self.maps.setdefault(tag, {})
+                    entries[key] = entry
+                    continue
+            self.add(*_checked(key, data, alignment, tag), entry.tensor_layout)
 
     def add(
         self, key: str, data: CordBuffer, alignment: int, tag: str | None, layout: object
