@@ -194,6 +194,114 @@ def case_cord_bytesio(impl: Impl, n: int, inner: int, **_: Any) -> float:
     return cpu(run) / inner
 
 
+FILE_PIECES = 1000
+"""Distinct file-backed pieces the Cord cases cycle through: few enough that an implementation
+holding a descriptor per open blob runs at every N (each is appended N / 2 / FILE_PIECES times)."""
+
+
+def _half_files(impl: Impl, n: int, directory: str) -> tuple[list[Any], list[Any]]:
+    """N pieces, every other one file-backed (of ``FILE_PIECES`` files), and those files."""
+    files = [
+        impl.FileBackedData(os.path.join(directory, f"{i}.bin"))
+        for i in range(min(FILE_PIECES, max(1, n // 2)))
+    ]
+    pieces = [blob(i) if i % 2 == 0 else files[(i // 2) % len(files)] for i in range(n)]
+    return pieces, files
+
+
+def _cord_of(impl: Impl, pieces: list[Any]) -> Any:
+    cord = impl.Cord()
+    for piece in pieces:
+        cord.append(piece)
+    return cord
+
+
+def case_cord_append(impl: Impl, n: int, inner: int, directory: str = "", **_: Any) -> float:
+    """N ``Cord.append`` calls into a new Cord, every other piece file-backed."""
+    pieces, files = _half_files(impl, n, directory)
+    try:
+        cords = [impl.Cord() for _ in range(inner)]
+
+        def run() -> None:
+            for cord in cords:
+                append = cord.append
+                for piece in pieces:
+                    append(piece)
+
+        return cpu(run) / inner
+    finally:
+        for data in files:
+            data.close()
+
+
+def case_cord_file(impl: Impl, n: int, inner: int, directory: str = "", **_: Any) -> float:
+    """A Cord of N pieces, every other one file-backed, written into a new real file."""
+    pieces, files = _half_files(impl, n, directory)
+    out = os.path.join(directory, "..", "cord.out")
+    try:
+        cord = _cord_of(impl, pieces)
+
+        def run() -> None:
+            for _ in range(inner):
+                with open(out, "wb") as sink:
+                    cord.write_to_file(sink)
+
+        return cpu(run) / inner
+    finally:
+        for data in files:
+            data.close()
+        os.unlink(out)
+
+
+def case_cord_bytesio_files(impl: Impl, n: int, inner: int, directory: str = "", **_: Any) -> float:
+    """A Cord of N pieces, every other one file-backed, written into an ``io.BytesIO``."""
+    pieces, files = _half_files(impl, n, directory)
+    try:
+        cord = _cord_of(impl, pieces)
+
+        def run() -> None:
+            for _ in range(inner):
+                cord.write_to_file(io.BytesIO())
+
+        return cpu(run) / inner
+    finally:
+        for data in files:
+            data.close()
+
+
+def case_add_identical(impl: Impl, n: int, inner: int, **_: Any) -> float:
+    """N adds of equal contents in distinct ``bytes`` objects under distinct keys: one buffer."""
+    blobs = [bytes(bytearray(blob(0))) for _ in range(n)]
+    stores = [impl.NamedDataStore() for _ in range(inner)]
+
+    def run() -> None:
+        for store in stores:
+            add = store.add_named_data
+            for i, data in enumerate(blobs):
+                add(f"k{i}", data)
+
+    seconds = cpu(run) / inner
+    if len(stores[0].get_named_data_store_output().buffers) != 1:
+        raise AssertionError("equal blobs were not shared")
+    return seconds
+
+
+def case_output_after_adds(impl: Impl, n: int, inner: int, **_: Any) -> float:
+    """One output of a store right after N adds (half of them under one tag)."""
+    stores = []
+    for _copy in range(inner):
+        store = filled(impl, [blob(i) for i in range(n // 2)])
+        for i in range(n // 2, n):
+            store.add_named_data(f"k{i}", blob(i), 1, "weights")
+        stores.append(store)
+
+    def run() -> None:
+        for store in stores:
+            store.get_named_data_store_output()
+
+    return cpu(run) / inner
+
+
 CASES: dict[str, Callable[..., float]] = {
     "add": case_add,
     "output": case_output,
@@ -205,6 +313,11 @@ CASES: dict[str, Callable[..., float]] = {
     "merge_one_into_many": case_merge_one_into_many,
     "collide": case_collide,
     "cord_bytesio": case_cord_bytesio,
+    "cord_append": case_cord_append,
+    "cord_file": case_cord_file,
+    "cord_bytesio_files": case_cord_bytesio_files,
+    "add_identical": case_add_identical,
+    "output_after_adds": case_output_after_adds,
 }
 """Each case by name, in the order of the report."""
 
@@ -219,7 +332,15 @@ TITLES = {
     "merge_one_into_many": "one 10-entry output into N/10 stores",
     "collide": "N blobs of one fingerprint (length, first 32 bytes)",
     "cord_bytesio": "Cord of N pieces → BytesIO",
+    "cord_append": "N Cord.append, half file-backed",
+    "cord_file": "Cord of N pieces, half file-backed → real file",
+    "cord_bytesio_files": "Cord of N pieces, half file-backed → BytesIO",
+    "add_identical": "N adds of equal bytes in distinct objects",
+    "output_after_adds": "one output right after N adds",
 }
+
+FILE_CASES = ("output_files", "cord_append", "cord_file", "cord_bytesio_files")
+"""The cases that wrap the files ``write_files`` makes."""
 
 
 def op_scale(

@@ -20,7 +20,7 @@ import tempfile
 import time
 from typing import Any
 
-from .cases import CASES, TITLES, write_files
+from .cases import CASES, FILE_CASES, FILE_PIECES, TITLES, write_files
 from .report import publish
 from .run import Bench, Worker, machine, start_executorch, workspace
 from .units import LABELS
@@ -92,6 +92,8 @@ def run_scaling(args: argparse.Namespace) -> dict[str, Any]:
             files.mkdir()
             if "output_files" in cases:
                 write_files(str(files), sizes[-1])
+            elif any(case in FILE_CASES for case in cases):
+                write_files(str(files), FILE_PIECES)
             for n in sizes:
                 for case in cases:
                     requests: dict[str, dict[str, Any]] = {}

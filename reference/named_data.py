@@ -38,6 +38,9 @@ _View = tuple[
 ]
 
 
+_FIELDS = ("buffers", "pte_data", "external_data")
+
+
 @dataclass
 class NamedDataStoreOutput:
     """A store's contents: unique buffers, inline entries by key, external ones by tag and key."""
@@ -46,33 +49,55 @@ class NamedDataStoreOutput:
     pte_data: dict[str, DataEntry]
     external_data: dict[str, dict[str, DataEntry]]
 
+
+class _Snapshot(NamedDataStoreOutput):
+    """The output a store returns (NDS-OUT-3 at O(tags)): its fields are absent until one is
+    first read or written, which copies the first items of the store's containers that ``_view``
+    holds with their lengths then (the store only appends to a container while it is lent);
+    until then a merge of it reads those containers themselves."""
+
+    def __init__(self, view: _View) -> None:  # the fields stay absent: see __getattr__
+        self._view: _View | None = view
+
     def __getattr__(self, name: str) -> object:
-        # Only reached by a store's snapshot before its first read: its fields are the first n
-        # items of the store's append-only containers, copied now (the store never changes them
-        # in place while they are lent: see NamedDataStore._unlend).
-        if name not in ("buffers", "pte_data", "external_data") or "_view" not in self.__dict__:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        view: _View = self.__dict__.pop("_view")
+        # Reached only for an absent attribute: a field not read yet.
+        if name not in _FIELDS or self._view is None:
+            raise AttributeError(f"'NamedDataStoreOutput' object has no attribute {name!r}")
+        self._read_view()
+        return getattr(self, name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in _FIELDS and self._view is not None:
+            self._read_view()  # the other fields are the snapshot's, not absent
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        if name in _FIELDS and self._view is not None:
+            self._read_view()
+        super().__delattr__(name)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, NamedDataStoreOutput):
+            return NotImplemented
+        mine = (self.buffers, self.pte_data, self.external_data)
+        return mine == (other.buffers, other.pte_data, other.external_data)
+
+    def __repr__(self) -> str:
+        return repr(NamedDataStoreOutput(self.buffers, self.pte_data, self.external_data))
+
+    def _read_view(self) -> None:
+        """Copy the first items of the store's containers into the fields."""
+        view, self._view = self._view, None
+        assert view is not None
         buffers, count, pte, inline, external = view
         self.buffers = buffers[:count]
         self.pte_data = dict(islice(pte.items(), inline))
         self.external_data = {tag: dict(islice(m.items(), n)) for tag, m, n in external}
-        return self.__dict__[name]
 
 
 _Fingerprint = tuple[int, bytes]
-_MISSING: object = object()
-_new = object.__new__
-
-
-def _entry(index: int, alignment: int, layout: object) -> DataEntry:
-    """``DataEntry(index, alignment, layout)`` without the frozen dataclass's ``__setattr__``."""
-    entry: DataEntry = _new(DataEntry)
-    fields = entry.__dict__
-    fields["buffer_index"] = index
-    fields["alignment"] = alignment
-    fields["tensor_layout"] = layout
-    return entry
+_ABSENT = -1
+"""What ``_fps.get`` gives for a fingerprint no buffer has (a stored one is an index or None)."""
 
 
 def _digest(data: CordBuffer) -> bytes:
@@ -100,17 +125,33 @@ def _checked(
         alignment = 1
     if isinstance(alignment, bool) or not isinstance(alignment, int):
         raise TypeError(f"alignment must be int, not {type(alignment).__name__}: {alignment!r}")
+    alignment = _exact_int(alignment)
     if alignment <= 0:
         raise ValueError(f"Alignment must be greater than 0, received {alignment}.")
-    return key, data, alignment, _tag(external_tag)
+    return _exact_str(key), data, alignment, _tag(external_tag)
+
+
+def _exact_str(value: str) -> str:
+    """NDS-ADD-8: a str of a subclass as the plain str of its characters (``str.__str__``, which
+    no subclass's ``__str__``, ``__hash__`` or ``__eq__`` can change), so it names one entry."""
+    return value if type(value) is str else str.__str__(value)
+
+
+def _exact_int(value: int) -> int:
+    """NDS-ADD-8: an int of a subclass as the plain int of its value (``int.__index__``, which no
+    subclass's ``__index__`` or comparisons can change), so it is checked as the value it is."""
+    return value if type(value) is int else int.__index__(value)
 
 
 def _tag(external_tag: object) -> str | None:
-    if external_tag is not None and not isinstance(external_tag, str):
+    if external_tag is None:
+        return None
+    if not isinstance(external_tag, str):
         raise TypeError(
             f"external_tag must be str or None, not {type(external_tag).__name__}: {external_tag!r}"
         )
-    if external_tag == "":
+    external_tag = _exact_str(external_tag)
+    if not external_tag:
         raise ValueError("external_tag must not be empty (use None for data inline in the PTE)")
     return external_tag
 
@@ -126,15 +167,13 @@ _Pairs = Iterable[tuple[object, DataEntry]]
 
 def _maps(
     other: NamedDataStoreOutput,
-) -> tuple[Sequence[CordBuffer], list[tuple[object, int, _Pairs]], bool]:
+) -> tuple[Sequence[object], list[tuple[object, int, _Pairs]], bool]:
     """``other``'s buffers, its maps in replay order, inline first, then each tag's, each as
     (tag, size, its (key, entry) pairs), and whether its keys, tags and alignments are known to
     be valid. They are for a store's snapshot not read yet, read from the store's containers,
     which only hold what the store's adds checked; any other output's entries are checked as
     they are read (``_checked_pairs``), and their keys, tags and alignments as add checks them."""
-    view: _View | None = (
-        other.__dict__.get("_view") if type(other) is NamedDataStoreOutput else None
-    )
+    view = other._view if type(other) is _Snapshot else None
     if view is not None:
         buffers, _, pte, inline, external = view
         maps: list[tuple[object, int, _Pairs]] = [(None, inline, islice(pte.items(), inline))]
@@ -150,17 +189,26 @@ def _maps(
     for name, entries in _map("external_data", other.external_data).items():
         listed.append((name, _map(f"external_data[{name!r}]", entries)))
     count, seen = len(given), dict[object, object]()
-    pairs = [(tag, len(m), _checked_pairs(tag, m, count, seen)) for tag, m in listed]
-    return given, pairs, False  # type: ignore[return-value]  # a sequence of blobs, as merge takes
+    pairs: list[tuple[object, int, _Pairs]] = [
+        (tag, len(m), _checked_pairs(tag, m, given, count, seen)) for tag, m in listed
+    ]
+    return given, pairs, False
 
 
 def _checked_pairs(
-    tag: object, entries: Mapping[object, DataEntry], count: int, seen: dict[object, object]
+    tag: object,
+    entries: Mapping[object, DataEntry],
+    buffers: Sequence[object],
+    count: int,
+    seen: dict[object, object],
 ) -> Iterator[tuple[object, DataEntry]]:
     """The entries of one map of an output, each checked before it is staged: its key in no
-    other map, a DataEntry's fields (read once: one of another type is copied into a DataEntry),
-    an index into the ``count`` buffers."""
+    other map, a DataEntry's fields (read once: one of another type, or with an index of a
+    subclass of int, is copied into a DataEntry), an index into the ``count`` buffers, which are
+    still ``count`` (NDS-MERGE-7: reading the output may have run code that changed them)."""
     for key, entry in entries.items():
+        if isinstance(key, str):
+            key = _exact_str(key)  # NDS-ADD-8: so that it is found in ``seen`` as the str it is
         if key in seen:
             raise ValueError(
                 f"key {key!r} appears twice in the output: {_where(seen[key])} and {_where(tag)}"
@@ -172,13 +220,26 @@ def _checked_pairs(
             raise TypeError(
                 f"entry {key!r} must be a DataEntry, not {type(entry).__name__}: {entry!r}"
             ) from None
-        if (
-            type(index) is not int and (isinstance(index, bool) or not isinstance(index, int))
-        ) or not 0 <= index < count:
+        exact = type(index) is int
+        if not exact:
+            if isinstance(index, bool) or not isinstance(index, int):
+                raise ValueError(
+                    f"entry {key!r} refers to buffer {index!r}, but the output has {count}"
+                )
+            index = _exact_int(index)  # NDS-ADD-8: compared and used as the value it is
+        if not 0 <= index < count:
             raise ValueError(
                 f"entry {key!r} refers to buffer {index!r}, but the output has {count}"
             )
-        yield key, entry if type(entry) is DataEntry else _entry(index, alignment, layout)
+        if len(buffers) != count:
+            raise ValueError(
+                f"the output's buffers changed while it was merged, from {count} to "
+                f"{len(buffers)}, before entry {key!r}"
+            )
+        yield (
+            key,
+            entry if exact and type(entry) is DataEntry else DataEntry(index, alignment, layout),
+        )
 
 
 def _undo(action: Callable[[], None]) -> None:
@@ -209,8 +270,12 @@ class NamedDataStore:
         self._index: dict[tuple[_Fingerprint, bytes], int] = {}
         self._ids: dict[int, int] = {}
         self._digests: dict[int, bytes] = {}
-        self._lent: set[int] = set()
-        """ids of the maps an output reads lazily: copied before an entry of theirs is replaced."""
+        self._lent: set[str | None] = set()
+        """The places (None for inline, else a tag) whose maps an output reads lazily: such a map
+        is copied before an entry of it is replaced, and the copy is not lent."""
+        self._changes = 0
+        """Changes that keep the numbers of buffers and keys (a re-add that realigns an entry, a
+        commit, externalizing): with those numbers, which only grow, it marks the store's state."""
 
     def add_named_data(
         self,
@@ -242,28 +307,22 @@ class NamedDataStore:
 
         It costs O(tags): the store's containers are only ever appended to while lent, so the
         snapshot is their lengths now, and copying waits for the first read of a field."""
-        lent = self._lent
-        lent.add(id(self.pte_data))
-        external = []
-        for tag, entries in self.external_data.items():
-            if entries:
-                external.append((tag, entries, len(entries)))
-                lent.add(id(entries))
-        out: NamedDataStoreOutput = _new(NamedDataStoreOutput)
-        out.__dict__["_view"] = (
-            self.buffers,
-            len(self.buffers),
-            self.pte_data,
-            len(self.pte_data),
-            external,
+        external = [(tag, m, len(m)) for tag, m in self.external_data.items() if m]
+        self._lent.add(None)
+        self._lent.update(tag for tag, _, _ in external)
+        return _Snapshot(
+            (self.buffers, len(self.buffers), self.pte_data, len(self.pte_data), external)
         )
-        return out
 
     def merge_named_data_store(self, other: NamedDataStoreOutput) -> None:
         """Add every entry of ``other``, which is never changed, nor its files; all or nothing,
         also when interrupted. Costs O(len(other)), whatever the size of this store."""
         stage = _Stage(self)
-        stage.merge(other)
+        try:
+            stage.merge(other)
+        except Exception:
+            stage.check_unchanged()  # a store changed under the merge says so, whatever failed
+            raise
         stage.commit()
 
     def externalize_pte_data(self, max_data_bytes: int, tag_prefix: str) -> None:
@@ -306,6 +365,7 @@ class NamedDataStore:
             self._install(self._shard_tag(tag_prefix, keys), shard, keys, external, tags)
         self.external_data, self.pte_data, self._tags = external, {}, tags
         self._lent.clear()
+        self._changes += 1
 
     @staticmethod
     def _group_order(
@@ -344,44 +404,85 @@ class NamedDataStore:
         self, key: str, data: CordBuffer, alignment: int, tag: str | None, layout: object
     ) -> None:
         # Every check and digest comes before the first change, so a failed add changes nothing.
-        old_tag = self._tags.get(key, _MISSING)
-        if old_tag is not _MISSING:
+        if key in self._tags:
+            old_tag = self._tags[key]
+            mark = self._mark()
             changed = self._readd(key, data, alignment, tag, layout)
             if changed is not None:
-                self._unlend(old_tag)[key] = changed  # type: ignore[arg-type]  # as above
+                self._check_unchanged(mark, "add_named_data")  # NDS-MERGE-9: data's code ran
+                self._unlend(old_tag)[key] = changed
+                self._changes += 1
             return
         fingerprint = _fingerprint(data)
-        if fingerprint in self._fps:  # a collision: settled by the digest index
-            stage = _Stage(self)
-            stage.place_new(key, data, alignment, tag, layout, fingerprint)
-            stage.commit()
+        index = start = len(self.buffers)
+        state = self._fps.get(fingerprint, _ABSENT)
+        if state is None:  # several buffers have the fingerprint: the digest index decides
+            self._stage_new(key, data, alignment, tag, layout, fingerprint, None)
             return
-        # The common case, a new fingerprint: a new buffer, committed in four steps.
-        index = len(self.buffers)
+        if state != _ABSENT:
+            equal, digest = self._equal_to_lone(data, state)
+            if not equal:  # a collision, or a file: settled by the stage
+                self._stage_new(key, data, alignment, tag, layout, fingerprint, digest)
+                return
+            index = state
+        # A new fingerprint, the common case (a new buffer, committed in four steps), or an
+        # equal copy of the one buffer of a fingerprint (an entry, in two).
         entries = self.pte_data if tag is None else self.external_data.get(tag)
-        entry = _entry(index, alignment, layout)
+        entry = DataEntry(index, alignment, layout)
         try:
-            self.buffers.append(data)
-            self._fps[fingerprint] = index
-            if entries is None:
-                self.external_data[tag] = {key: entry}  # type: ignore[index]  # None is inline
-            else:
+            if index == start:
+                self.buffers.append(data)
+                self._fps[fingerprint] = index
+            if entries is not None:
                 entries[key] = entry
+            else:  # a new tag: its map, made here
+                assert tag is not None  # inline entries have their map always
+                self.external_data[tag] = {key: entry}
             self._tags[key] = tag
         except BaseException:
-            _undo(lambda: self._forget(index, fingerprint, key, tag, entries is None))
+            _undo(lambda: self._forget(start, fingerprint, key, tag, entries is None))
             raise
+
+    def _stage_new(
+        self,
+        key: str,
+        data: CordBuffer,
+        alignment: int,
+        tag: str | None,
+        layout: object,
+        fingerprint: _Fingerprint,
+        digest: bytes | None,
+    ) -> None:
+        """Add a new key whose fingerprint a buffer has, through a stage (``_Stage.place_new``)."""
+        stage = _Stage(self, "add_named_data")
+        stage.place_new(key, data, alignment, tag, layout, fingerprint, digest)
+        stage.commit()
+
+    def _equal_to_lone(self, data: CordBuffer, lone: int) -> tuple[bool, bytes | None]:
+        """The fast path of NDS-DEDUP-1 for a new key of plain ``bytes``: whether ``data`` is
+        the buffer ``lone``, the only one of its fingerprint, or has its digest (NDS-DEDUP-2),
+        with the digest of ``data`` if it was computed (NDS-DEDUP-8: kept, not computed again).
+        Fast because an equal copy needs no stage: only its entry is written. Only for exact
+        ``bytes``, whose reading runs no code of the caller's (NDS-MERGE-9); a file goes to the
+        stage, which checks that the store did not change while it was read."""
+        if type(data) is not bytes:
+            return False, None
+        if data is self.buffers[lone]:
+            return True, None
+        digest = hashlib.sha256(data).digest()
+        return digest == self._buffer_digest(lone), digest
 
     def _forget(
         self, index: int, fingerprint: _Fingerprint, key: str, tag: str | None, created: bool
     ) -> None:
-        """Undo an interrupted add of a new fingerprint: whatever of it was done."""
+        """Undo an interrupted add: whatever of it was done (a buffer from ``index`` on, its
+        fingerprint if it has that index, the entry and the key's tag)."""
         del self.buffers[index:]
         if self._fps.get(fingerprint) == index:
             del self._fps[fingerprint]
         self._tags.pop(key, None)
-        if created:
-            self.external_data.pop(tag, None)  # type: ignore[arg-type]  # a tag: None is not created
+        if created and tag is not None:
+            self.external_data.pop(tag, None)
         else:
             self._entries(tag).pop(key, None)
 
@@ -391,14 +492,14 @@ class NamedDataStore:
     def _unlend(self, tag: str | None) -> dict[str, DataEntry]:
         """The map of ``tag``, to replace an entry in: a copy of it first if an output reads it."""
         entries = self._entries(tag)
-        if id(entries) not in self._lent:
+        if tag not in self._lent:
             return entries
         copy = dict(entries)
         if tag is None:
             self.pte_data = copy
         else:
             self.external_data[tag] = copy
-        self._lent.discard(id(entries))
+        self._lent.discard(tag)
         return copy
 
     def _readd(
@@ -428,6 +529,20 @@ class NamedDataStore:
             )
         combined = math.lcm(entry.alignment, alignment)
         return None if combined == entry.alignment else replace(entry, alignment=combined)
+
+    def _mark(self) -> tuple[int, int, int]:
+        """The store's state, as far as a change to it shows: the numbers of buffers and keys,
+        which only grow, and the count of the changes that keep them."""
+        return len(self.buffers), len(self._tags), self._changes
+
+    def _check_unchanged(self, mark: tuple[int, int, int], call: str) -> None:
+        """NDS-MERGE-9: raise if the store changed since ``mark`` (code its input ran added to
+        it), before the call changes anything: its staged indices and entries may be stale."""
+        if self._mark() != mark:
+            raise RuntimeError(
+                f"the store changed while {call} read its input (code run by reading the input "
+                "added to it); the call added nothing"
+            )
 
     def _buffer_digest(self, index: int) -> bytes:
         """A stored buffer's digest, hashed once and kept (a cache: writing it changes nothing)."""
@@ -473,19 +588,22 @@ class _Stage:
 
     __slots__ = (
         "buffers",
+        "call",
         "digests",
         "fps",
         "ids",
         "index",
         "maps",
+        "mark",
         "old",
         "old_fps",
         "start",
         "store",
     )
 
-    def __init__(self, store: NamedDataStore) -> None:
+    def __init__(self, store: NamedDataStore, call: str = "merge_named_data_store") -> None:
         self.store = store
+        self.call = call
         self.start = len(store.buffers)
         self.buffers: list[CordBuffer] = []  # new buffers, at start, start + 1, ...
         self.fps: dict[_Fingerprint, int | None] = {}  # changes to store._fps
@@ -495,64 +613,77 @@ class _Stage:
         self.digests: dict[int, bytes] = {}  # of new buffers only
         self.maps: dict[str | None, dict[str, DataEntry]] = {}  # new and changed entries by tag
         self.old: dict[tuple[str | None, str], DataEntry] = {}  # changed entries as they were
+        self.mark = store._mark()  # the store as staged against: checked before the commit
+
+    def check_unchanged(self) -> None:
+        """NDS-MERGE-9: the store is as it was when staging began, or RuntimeError."""
+        self.store._check_unchanged(self.mark, self.call)
 
     def merge(self, other: NamedDataStoreOutput) -> None:
-        """Stage every entry of ``other``, in replay order (``_maps``); a new fingerprint of a
-        ``bytes`` blob, the usual case, is staged here without the general path's calls."""
-        store = self.store
-        tags, fps, sfps = store._tags, store._fps, self.fps
-        stored, staged, start = store.buffers, self.buffers, self.start
+        """Stage every entry of ``other``, in replay order (``_maps``), map by map."""
         buffers, maps, checked = _maps(other)
         for where, size, pairs in maps:
             tag = _tag(where) if size else None  # checked once per map, as add would check it
-            entries: dict[str, DataEntry] | None = None
-            for key, entry in pairs:
-                theirs = entry.buffer_index
-                data = buffers[theirs]
-                alignment = entry.alignment
-                if (
-                    type(data) is bytes
-                    and (checked or (type(key) is str and type(alignment) is int and alignment > 0))
-                    and key not in tags
-                ):
-                    fingerprint = (len(data), data[:FINGERPRINT_PREFIX])
-                    index = None
-                    if fingerprint not in sfps:
-                        state = fps.get(fingerprint, _MISSING)
-                        if state is _MISSING:
-                            index = start + len(staged)
-                            staged.append(data)
-                            sfps[fingerprint] = index
-                        elif isinstance(state, int):  # one stored buffer has the fingerprint
-                            buffer = stored[state]
-                            if buffer is data:
-                                index = state
-                            else:
-                                index = self._second(
-                                    fingerprint, state, buffer, data, hashlib.sha256(data).digest()
-                                )
-                    if index is not None:
-                        if theirs != index:  # else their entry, frozen, is ours too
-                            entry = _entry(index, alignment, entry.tensor_layout)
-                        if entries is None:
-                            entries = self.maps.get(tag)
-                            if entries is None:
-                                entries = self.maps[tag] = {}
-                        entries[key] = entry  # type: ignore[index]  # a str: tested above, or by a snapshot's adds
-                        continue
-                self.add(*_checked(key, data, alignment, tag), entry.tensor_layout)
+            self._stage_map(tag, pairs, buffers, checked)
+
+    def _stage_map(
+        self, tag: str | None, pairs: _Pairs, buffers: Sequence[object], checked: bool
+    ) -> None:
+        """Stage the entries of one map of an output, as ``add`` would (NDS-MERGE-1), with the
+        fast path of a merge inline: a new key of a ``bytes`` blob whose fingerprint the stage has
+        not seen and no stored buffer has, or one stored buffer has (NDS-DEDUP-1/2). Fast because
+        it is the usual case and costs a few dict look-ups in this loop: no call per entry, no
+        digest unless a stored buffer of the fingerprint is another object, no identity or digest
+        index. Anything else goes through ``add``."""
+        tags, fps, sfps = self.store._tags, self.store._fps, self.fps
+        stored, staged, start = self.store.buffers, self.buffers, self.start
+        entries: dict[str, DataEntry] | None = None
+        for key, entry in pairs:
+            theirs = entry.buffer_index
+            data = buffers[theirs]
+            alignment = entry.alignment
+            if (
+                type(key) is str
+                and type(data) is bytes
+                and (checked or (type(alignment) is int and alignment > 0))
+                and key not in tags
+            ):
+                fingerprint = (len(data), data[:FINGERPRINT_PREFIX])
+                index: int | None = None
+                if fingerprint not in sfps:
+                    state = fps.get(fingerprint, _ABSENT)
+                    if state == _ABSENT:
+                        index = start + len(staged)
+                        staged.append(data)
+                        sfps[fingerprint] = index
+                    elif state is not None:  # one stored buffer has the fingerprint
+                        buffer = stored[state]
+                        index = (
+                            state
+                            if buffer is data
+                            else self._second(
+                                fingerprint, state, buffer, data, hashlib.sha256(data).digest()
+                            )
+                        )
+                if index is not None:
+                    if theirs != index:  # else their entry, frozen, is ours too
+                        entry = DataEntry(index, alignment, entry.tensor_layout)
+                    if entries is None:
+                        entries = self.maps.setdefault(tag, {})
+                    entries[key] = entry
+                    continue
+            self.add(*_checked(key, data, alignment, tag), entry.tensor_layout)
 
     def add(
         self, key: str, data: CordBuffer, alignment: int, tag: str | None, layout: object
     ) -> None:
         store = self.store
-        old_tag = store._tags.get(key, _MISSING)
-        if old_tag is _MISSING:
+        if key not in store._tags:
             self.place_new(key, data, alignment, tag, layout, _fingerprint(data))
             return
         changed = store._readd(key, data, alignment, tag, layout)
         if changed is not None:
-            where: str | None = old_tag  # type: ignore[assignment]  # not _MISSING: a tag
+            where = store._tags[key]
             self.old[(where, key)] = store._entries(where)[key]
             self.maps.setdefault(where, {})[key] = changed
 
@@ -564,32 +695,35 @@ class _Stage:
         tag: str | None,
         layout: object,
         fingerprint: _Fingerprint,
+        digest: bytes | None = None,
     ) -> None:
-        """Stage ``key``, not in the store, with the buffer equal to ``data`` or a new one."""
-        self.maps.setdefault(tag, {})[key] = _entry(
-            self._place(data, fingerprint), alignment, layout
+        """Stage ``key``, not in the store, with the buffer equal to ``data`` or a new one
+        (``digest``, if given, is the digest of ``data``, computed already)."""
+        self.maps.setdefault(tag, {})[key] = DataEntry(
+            self._place(data, fingerprint, digest), alignment, layout
         )
 
-    def _place(self, data: CordBuffer, fingerprint: _Fingerprint) -> int:
-        state = self.fps.get(fingerprint, _MISSING)
-        if state is _MISSING:
-            state = self.store._fps.get(fingerprint, _MISSING)
-        if state is _MISSING:
+    def _place(self, data: CordBuffer, fingerprint: _Fingerprint, digest: bytes | None) -> int:
+        state = self.fps.get(fingerprint, _ABSENT)
+        if state == _ABSENT:
+            state = self.store._fps.get(fingerprint, _ABSENT)
+        if state == _ABSENT:
             index = self._new(data)
             self._set_fp(fingerprint, index)
             return index
         if state is not None:  # one buffer has this fingerprint
-            lone: int = state  # type: ignore[assignment]  # an int: neither _MISSING nor None
-            buffer = self._buffer(lone)
+            buffer = self._buffer(state)
             if buffer is data:
-                return lone
-            return self._second(fingerprint, lone, buffer, data, _digest(data))
+                return state
+            if digest is None:
+                digest = _digest(data)
+            return self._second(fingerprint, state, buffer, data, digest)
         found = self.ids.get(id(data))
         if found is None:
             found = self.store._ids.get(id(data))
         if found is not None and self._buffer(found) is data:
             return found
-        digest = _digest(data)
+        digest = _digest(data)  # not computed yet: an add computes it only for a lone buffer
         found = self.index.get((fingerprint, digest))
         if found is None:
             found = self.store._index.get((fingerprint, digest))
@@ -654,7 +788,9 @@ class _Stage:
             self.ids[id(buffer)] = index
 
     def commit(self) -> None:
+        self.check_unchanged()
         store = self.store
+        store._changes += 1
         try:
             store.buffers.extend(self.buffers)
             if self.digests:
@@ -671,6 +807,7 @@ class _Stage:
                     store._unlend(tag).update(entries)
                 elif tag is None and not store.pte_data:
                     store.pte_data = entries  # into an empty map: handed over, not copied
+                    store._lent.discard(None)  # the new map is no output's
                 else:
                     store._entries(tag).update(entries)
             for tag, entries in self.maps.items():

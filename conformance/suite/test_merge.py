@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import io
 import os
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -482,6 +483,29 @@ class TestMerge:
             target.merge_named_data_store(other)
         assert state(target) == before
 
+    @clause("NDS-MERGE-7")
+    @relies_on(REPLAY)
+    @pytest.mark.parametrize("where", ["pte_data", "external_data[tag]"])
+    def test_buffers_that_shrink_while_read(self, impl: Implementation, where: str) -> None:
+        buffers = [b"zero", b"one", b"two"]
+
+        def hook() -> None:
+            del buffers[1:]  # code run by reading the maps: the indices checked no longer hold
+
+        entries = {"x": impl.DataEntry(0, 1, None), "y": impl.DataEntry(2, 1, None)}
+        lazy = Reentrant(entries, hook)
+        other = impl.NamedDataStoreOutput(
+            buffers,
+            lazy if where == "pte_data" else {"w": impl.DataEntry(1, 1, None)},
+            {} if where == "pte_data" else {"model": lazy},
+        )
+        target = impl.NamedDataStore()
+        target.add_named_data("mine", b"mine")
+        before = state(target)
+        with pytest.raises(ValueError, match="buffers"):
+            target.merge_named_data_store(other)
+        assert state(target) == before
+
     @clause("NDS-MERGE-8")
     @relies_on(REPLAY)
     def test_new_file_buffer_is_the_same_object(
@@ -501,6 +525,81 @@ class TestMerge:
         del target, buffers, source
         gc.collect()  # the target never owned it: dropping the stores releases nothing
         readable(impl, theirs, PREFIX + b"a large file")
+
+    @clause("NDS-MERGE-9")
+    @relies_on(REPLAY, "NDS-KEY-2", "NDS-ALIGN-2")  # the intruder's add and realign are add's
+    @pytest.mark.parametrize("where", ["pte_data", "external_data[tag]", "property"])
+    @pytest.mark.parametrize("intruder", ["adds", "realigns"])
+    def test_input_that_changes_the_target_while_read(
+        self, impl: Implementation, where: str, intruder: str
+    ) -> None:
+        def intrude(store: NamedDataStore) -> None:
+            if intruder == "adds":  # a new key and buffer: staged indices would be stale
+                store.add_named_data("intruder", PREFIX + b"intruder's bytes")
+            else:  # the same counts, one entry changed: a staged realign would undo it
+                store.add_named_data("t", PREFIX + b"target", 8)
+
+        def prepared() -> NamedDataStore:
+            store = impl.NamedDataStore()
+            store.add_named_data("t", PREFIX + b"target")
+            return store
+
+        target, expected = prepared(), prepared()
+        intrude(expected)
+        fired: list[bool] = []
+
+        def hook() -> None:
+            if not fired:  # once, on the first read, however often the merge reads
+                fired.append(True)
+                intrude(target)
+
+        buffers = [PREFIX + b"x's bytes", PREFIX + b"y's bytes", PREFIX + b"target"]
+        entries = {"x": impl.DataEntry(0, 1, None), "y": impl.DataEntry(1, 1, None)}
+        pte: object = {**entries, "t": impl.DataEntry(2, 4, None)}
+        external: object = {}
+        if where == "pte_data":
+            pte = Reentrant({**entries, "t": impl.DataEntry(2, 4, None)}, hook)
+        elif where == "external_data[tag]":
+            pte = {"t": impl.DataEntry(2, 4, None)}
+            external = {"model": Reentrant(entries, hook)}
+        other: object = impl.NamedDataStoreOutput(buffers, pte, external)
+        if where == "property":
+            other = Lazily(other, hook)
+        with pytest.raises(RuntimeError):
+            target.merge_named_data_store(other)
+        assert fired
+        assert snapshot(target) == snapshot(expected)
+
+
+class Reentrant(Mapping[str, object]):
+    """A mapping that runs ``hook`` when it is first iterated: a lazy mapping of an output."""
+
+    def __init__(self, entries: Mapping[str, object], hook: Callable[[], None]) -> None:
+        self._entries, self._hook = entries, hook
+
+    def __getitem__(self, key: str) -> object:
+        return self._entries[key]
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __iter__(self) -> Iterator[str]:
+        self._hook()
+        return iter(self._entries)
+
+
+class Lazily:
+    """An output whose ``pte_data`` is a property that runs ``hook`` when it is read."""
+
+    def __init__(self, output: object, hook: Callable[[], None]) -> None:
+        self._output, self._hook = output, hook
+        self.buffers = output.buffers  # type: ignore[attr-defined]  # an output
+        self.external_data = output.external_data  # type: ignore[attr-defined]  # an output
+
+    @property
+    def pte_data(self) -> object:
+        self._hook()
+        return self._output.pte_data  # type: ignore[attr-defined]  # an output
 
 
 # --------------------------------------------------------------------------------------------

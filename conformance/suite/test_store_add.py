@@ -234,6 +234,95 @@ def _failing_ops(blobs: Blobs) -> dict[str, tuple[type[Exception], Op]]:
     }
 
 
+class Name(str):
+    """A str whose hash is not its characters': equal to ``"a"``, found under another hash."""
+
+    def __hash__(self) -> int:
+        return str.__hash__(self) + 1
+
+
+class Lying(int):
+    """An int whose comparisons say it is positive and in any range, whatever its value."""
+
+    def __le__(self, other: object) -> bool:
+        return False
+
+    def __lt__(self, other: object) -> bool:
+        return True
+
+    def __ge__(self, other: object) -> bool:
+        return True
+
+    def __gt__(self, other: object) -> bool:
+        return True
+
+
+class Width(int):
+    """An honest int of a subclass, as an ``IntEnum`` alignment is."""
+
+
+def exact(store: NamedDataStore) -> list[tuple[object, object, type, type]]:
+    """The keys and tags of ``store``'s output with their types and the types of alignments."""
+    out = store.get_named_data_store_output()
+    places = [(None, out.pte_data), *out.external_data.items()]
+    return [
+        (tag, key, type(key), type(entry.alignment))
+        for tag, entries in places
+        for key, entry in entries.items()
+    ] + [(tag, None, type(tag), int) for tag in out.external_data]
+
+
+class TestExactValues:
+    @clause("NDS-ADD-8")
+    @relies_on("NDS-KEY-2", "NDS-KEY-1")  # an equal re-add of a, one entry per key
+    @pytest.mark.parametrize("how", ["add", "merge"])
+    def test_keys_tags_and_alignments_are_used_as_exact_values(
+        self, impl: Implementation, how: str
+    ) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("a", b"A", 2)
+        added = [(Name("a"), b"A", Width(4), None), (Name("b"), b"B", Width(8), Name("t"))]
+        if how == "add":
+            for key, data, alignment, tag in added:
+                store.add_named_data(key, data, alignment, tag)
+        else:
+            other = impl.NamedDataStoreOutput(
+                [b"A", b"B"],
+                {added[0][0]: impl.DataEntry(0, added[0][2], None)},
+                {Name("t"): {added[1][0]: impl.DataEntry(1, added[1][2], None)}},
+            )
+            store.merge_named_data_store(other)
+        assert exact(store) == [
+            (None, "a", str, int),
+            ("t", "b", str, int),
+            ("t", None, str, int),
+        ]
+        out = store.get_named_data_store_output()
+        assert (out.pte_data["a"].alignment, out.external_data["t"]["b"].alignment) == (4, 8)
+
+    @clause("NDS-ADD-8")
+    @relies_on("NDS-ADD-3", "NDS-MERGE-7")  # the value, not its comparisons, is what they check
+    @pytest.mark.parametrize("how", ["add", "merge-alignment", "merge-index"])
+    def test_an_int_whose_comparisons_lie_is_checked_as_its_value(
+        self, impl: Implementation, how: str
+    ) -> None:
+        store = impl.NamedDataStore()
+        store.add_named_data("kept", b"kept")
+        before = state(store)
+        with pytest.raises(ValueError, match="-8" if how != "merge-index" else "'new'"):
+            if how == "add":
+                store.add_named_data("new", b"new data", Lying(-8))
+            else:
+                bad = (
+                    impl.DataEntry(0, Lying(-8), None)
+                    if how == "merge-alignment"
+                    else impl.DataEntry(Lying(-1), 1, None)  # would take the last buffer
+                )
+                other = impl.NamedDataStoreOutput([b"zero", b"one"], {"new": bad}, {})
+                store.merge_named_data_store(other)
+        assert state(store) == before
+
+
 class TestAtomicAdd:
     @clause("NDS-ATOMIC-1")
     # each case makes an add fail by what another clause requires to fail: it must raise

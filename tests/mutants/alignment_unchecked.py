@@ -1,7 +1,7 @@
-"""Breaks: NDS-ADD-3, NDS-ADD-5
+"""Breaks: NDS-ADD-3, NDS-ADD-5, NDS-ADD-8
 
 ``add_named_data`` that stores the alignment as given: zero, negative, ``None``, ``True`` or
-``1.5`` are accepted.
+``1.5`` are accepted, and so is an int subclass of -8 whose comparisons say it is positive.
 """
 
 from __future__ import annotations

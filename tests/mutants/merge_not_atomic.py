@@ -1,8 +1,10 @@
-"""Breaks: NDS-MERGE-6, NDS-MERGE-7, NDS-ATOMIC-2
+"""Breaks: NDS-MERGE-6, NDS-MERGE-7, NDS-ATOMIC-2, NDS-MERGE-9
 
 A merge that adds each entry as it replays it instead of staging them: when it fails half-way (a
 key conflict, a malformed entry: NDS-MERGE-7), the entries replayed before it stay merged, and
-an interrupt between two entries leaves the store neither before nor after the merge (NDS-ATOMIC-2).
+an interrupt between two entries leaves the store neither before nor after the merge (NDS-ATOMIC-2),
+and an input whose code adds to the target while it is read is merged around those adds instead of
+being refused (NDS-MERGE-9).
 """
 
 from __future__ import annotations

@@ -138,9 +138,9 @@ class CountingMaps(dict[Any, Any]):
 
     lookups = 0
 
-    def get(self, *args: Any) -> Any:
+    def setdefault(self, *args: Any) -> Any:
         CountingMaps.lookups += 1
-        return super().get(*args)
+        return super().setdefault(*args)
 
 
 def test_a_merge_looks_up_each_tag_s_map_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -157,3 +157,75 @@ def test_a_merge_looks_up_each_tag_s_map_once(monkeypatch: pytest.MonkeyPatch) -
     blobs = [bytes([i]) * 40 for i in range(10)]
     NamedDataStore().merge_named_data_store(NamedDataStoreOutput(blobs, pte, external))
     assert CountingMaps.lookups == 2  # inline, then "t": entries come grouped by tag
+
+
+class Intruding:
+    """A tensor layout whose comparison adds to ``store`` (once): code an input runs."""
+
+    def __init__(self, store: NamedDataStore) -> None:
+        self.store = store
+
+    def __eq__(self, other: object) -> bool:
+        if "intruder" not in self.store.pte_data:
+            self.store.add_named_data("intruder", b"intruder's bytes")
+        return other is self or isinstance(other, Intruding)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = object.__hash__
+
+
+def test_a_re_add_whose_layout_changes_the_store_raises() -> None:
+    # NDS-MERGE-9: the realigned entry would be written over what the layout's code did
+    store = NamedDataStore()
+    layout = Intruding(NamedDataStore())
+    store.add_named_data("k", b"k", 1, None, layout)
+    layout.store = store
+    with pytest.raises(RuntimeError, match="add_named_data"):
+        store.add_named_data("k", b"k", 4, None, layout)
+    assert entries(store) == (
+        [b"k", b"intruder's bytes"],
+        {"k": (DataEntry, 0, 1), "intruder": (DataEntry, 1, 1)},
+        {},
+    )
+
+
+def test_a_merge_that_fails_after_its_input_changed_the_store_says_it_changed() -> None:
+    # the conflict found on the way is stale: the store it was found in is gone
+    target = NamedDataStore()
+    target.add_named_data("k", b"k")  # without a layout: the input's one differs, a ValueError
+    other = NamedDataStoreOutput([b"k"], {"k": DataEntry(0, 1, Intruding(target))}, {})
+    with pytest.raises(RuntimeError, match="merge_named_data_store"):
+        target.merge_named_data_store(other)
+    assert "intruder" in target.get_named_data_store_output().pte_data
+
+
+def test_a_key_of_another_type_in_a_merged_output_is_refused_as_add_refuses_it() -> None:
+    target = NamedDataStore()
+    with pytest.raises(TypeError, match="key must be str, not int: 7"):
+        target.merge_named_data_store(NamedDataStoreOutput([b"a"], {7: DataEntry(0, 1)}, {}))  # type: ignore[dict-item]  # a key of another type
+    assert entries(target) == ([], {}, {})
+
+
+class Shrinking(dict[str, DataEntry]):
+    """A map whose reading empties the output's buffers after its first entry."""
+
+    def __init__(self, entries: dict[str, DataEntry], buffers: list[bytes]) -> None:
+        super().__init__(entries)
+        self.buffers = buffers
+
+    def items(self) -> Any:
+        for pair in super().items():
+            yield pair
+            self.buffers.clear()
+
+
+def test_buffers_that_shrink_after_an_entry_are_found_at_the_next() -> None:
+    # NDS-MERGE-7: the first entry was checked against the buffers as they were; the next is not
+    buffers = [b"zero", b"one"]
+    pte = Shrinking({"x": DataEntry(0, 1), "y": DataEntry(0, 1)}, buffers)
+    target = NamedDataStore()
+    with pytest.raises(ValueError, match="buffers changed while it was merged, from 2 to 0"):
+        target.merge_named_data_store(NamedDataStoreOutput(buffers, pte, {}))  # type: ignore[arg-type]  # bytes are blobs
+    assert entries(target) == ([], {}, {})
