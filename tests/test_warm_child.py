@@ -138,3 +138,12 @@ def test_a_killed_warm_parent_is_replaced(tmp_path: Path) -> None:
     assert replacement is not parent
     assert replacement.run("print(1)", [], tmp_path, timeout=60).stdout == "1\n"
     assert sys.executable in replacement._process.args
+
+
+def test_a_parent_that_cannot_load_its_implementation_says_why(tmp_path: Path) -> None:
+    parent = warm_parent("tests.no_such_module:IMPLEMENTATION", dict(os.environ))
+    try:
+        with pytest.raises(RuntimeError, match="no_such_module"):
+            parent.run("pass", [], tmp_path, timeout=60)
+    finally:
+        parent.close()

@@ -24,10 +24,13 @@ from pathlib import Path
 __all__ = ["WarmParent", "warm_parent"]
 
 _SERVER = r"""
-import json, os, sys
+import gc, json, os, sys
 from conformance.adapters import load_implementation
 
 load_implementation(sys.argv[1])
+# What the import made is kept for good: no collection in a child traverses it, so a child's
+# collections (the last one at its exit) do not copy the parent's pages (torch's: seconds).
+gc.freeze()
 
 
 def _serve():
@@ -75,10 +78,13 @@ class WarmParent:
     def __init__(self, target: str, env: dict[str, str]) -> None:
         self.target = target
         self._lock = threading.Lock()
+        # what the parent itself prints (its import's noise), closed by close()
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115
         self._process = subprocess.Popen(
             [sys.executable, "-c", _SERVER, target],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
+            stderr=self._log,
             env=env,
         )
         self._replies = b""
@@ -114,8 +120,7 @@ class WarmParent:
             stdin.write(data)
             stdin.flush()
         except BrokenPipeError:
-            code = self._process.wait()
-            raise RuntimeError(f"the warm parent of {self.target} ended (exit {code})") from None
+            raise self._ended() from None
 
     def _reply(self, timeout: float) -> str:
         """The parent's next reply line, or its death reported as an error."""
@@ -127,11 +132,16 @@ class WarmParent:
                 raise subprocess.TimeoutExpired(self._process.args, timeout)
             chunk = os.read(stdout.fileno(), 1 << 16)
             if not chunk:
-                code = self._process.wait()
-                raise RuntimeError(f"the warm parent of {self.target} ended (exit {code})")
+                raise self._ended()
             self._replies += chunk
         line, _, self._replies = self._replies.partition(b"\n")
         return line.decode()
+
+    def _ended(self) -> RuntimeError:
+        code = self._process.wait()
+        self._log.seek(0)
+        said = self._log.read().decode("utf-8", errors="replace")
+        return RuntimeError(f"the warm parent of {self.target} ended (exit {code}):\n{said}")
 
     def alive(self) -> bool:
         """Whether the parent still runs (a test may have killed it)."""
@@ -148,6 +158,7 @@ class WarmParent:
             self._process.wait()
         if self._process.stdout is not None:
             self._process.stdout.close()
+        self._log.close()
 
 
 _parents: dict[tuple[str, int], WarmParent] = {}
