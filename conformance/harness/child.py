@@ -1,5 +1,5 @@
-"""Child interpreters for the suite: a script run in a new process that loads the implementation
-under test by name, for what only a process's exit can show."""
+"""Child processes for the suite: a script run in a process of its own that loads the
+implementation under test by name, for what only a process's exit can show."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..api import Implementation
+from .warm import warm_parent
 
 __all__ = ["CHILD_TIMEOUT", "ChildRun", "child_env", "child_script", "dead_pid", "run_child"]
 
@@ -63,18 +64,26 @@ class ChildRun:
         raise AssertionError(f"the child printed no {name}=...; stderr:\n{self.stderr}")
 
 
-def run_child(impl: Implementation, script: str, directory: Path, case: str) -> ChildRun:
-    """Run ``script`` in a new interpreter that loads ``impl`` by name; argv: target, dir, case."""
+def run_child(
+    impl: Implementation, script: str, directory: Path, case: str, *, fresh: bool = False
+) -> ChildRun:
+    """Run ``script`` in a child that loads ``impl`` by name; argv: target, dir, case. The child
+    is forked from a warm parent that has imported ``impl`` (:mod:`.warm`), or with ``fresh`` a
+    new interpreter, for a test of what a process that imported the implementation itself does."""
     assert impl.target is not None  # the "subprocess" capability
-    done = subprocess.run(
-        [sys.executable, "-c", script, impl.target, str(directory), case],
-        cwd=directory,
-        env=child_env(),
-        capture_output=True,
-        text=True,
-        timeout=CHILD_TIMEOUT,
-        check=False,
-    )
+    argv = [impl.target, str(directory), case]
+    if fresh or not hasattr(os, "fork"):
+        done = subprocess.run(
+            [sys.executable, "-c", script, *argv],
+            cwd=directory,
+            env=child_env(),
+            capture_output=True,
+            text=True,
+            timeout=CHILD_TIMEOUT,
+            check=False,
+        )
+    else:
+        done = warm_parent(impl.target, child_env()).run(script, argv, directory, CHILD_TIMEOUT)
     return ChildRun(done.returncode, done.stdout.splitlines(), done.stderr)
 
 
