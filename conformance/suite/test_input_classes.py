@@ -1,0 +1,182 @@
+"""The input-class matrix of the core read, write, hash, prefix and dedup paths (issue 25): every
+blob class of :mod:`conformance.harness.input_classes` (sizes on each boundary, sparse files with
+a hole at either end or in the middle) through each path, as a blob, as a Cord piece and as a
+store's blob, with digests supplied and computed, into every sink. All of it is core: a path that
+loses data for one class of input breaks the clause whose text promises that data, whatever
+profile a test of a finer guarantee (holes kept as holes) belongs to. docs/coverage.md lists which
+test covers which row."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+
+import pytest
+
+from conformance.api import FileBackedData, Implementation
+from conformance.harness.checks import check
+from conformance.harness.helpers import Blobs, duplicate_message, sha
+from conformance.harness.input_classes import (
+    BLOB_CLASSES,
+    CHUNKS,
+    READ_BUFFER,
+    SINKS,
+    WRITE_CLASSES,
+    BlobClass,
+)
+
+clause = pytest.mark.clause
+requires = pytest.mark.requires
+
+CLASSES = pytest.mark.parametrize("shape", BLOB_CLASSES, ids=[c.name for c in BLOB_CLASSES])
+WRITTEN = pytest.mark.parametrize("shape", WRITE_CLASSES, ids=[c.name for c in WRITE_CLASSES])
+HEADER = b"<header>"
+TRAILER = b"<trailer>"
+
+
+def _same(got: bytes, want: bytes, what: str, clause_id: str) -> None:
+    """Fail ``clause_id`` unless ``got == want``, saying where they part (a shift or a loss shows
+    at a glance); the place is looked for only on a failure."""
+    if got == want:
+        return
+    at = next((i for i, (a, b) in enumerate(zip(got, want, strict=False)) if a != b), None)
+    where = "" if at is None else f", first difference at offset {at}"
+    check(False, f"{what}: {len(got)} bytes (due {len(want)}){where}", clause_id)
+
+
+def _blob(blobs: Blobs, shape: BlobClass, sha256: bytes | None = None) -> FileBackedData:
+    return blobs.wrap(shape.write(blobs.directory / f"{shape.name}.bin"), sha256=sha256)
+
+
+def _prefix_lengths(size: int) -> list[int]:
+    """Around the fingerprint, the read buffer and each chunk, and the blob's own end."""
+    around = {0, 1, 31, 32, 33, READ_BUFFER + 1, *(c + 1 for c in CHUNKS), max(size - 1, 0), size}
+    return sorted({n for n in around if n <= size} | {size + 1})
+
+
+@requires("file-backed")
+class TestReadsOfEveryClass:
+    @clause("FBD-INIT-1", "FBD-READ-1", "FBD-READ-2", "FBD-HASH-1", "CORD-BYTES-1")
+    @CLASSES
+    def test_prefix_to_bytes_digest_and_cord_bytes(
+        self, impl: Implementation, blobs: Blobs, shape: BlobClass
+    ) -> None:
+        data = shape.data()
+        blob = _blob(blobs, shape)
+        check(len(blob) == shape.size, f"len() is {len(blob)}, not {shape.size}", "FBD-INIT-1")
+        for n in _prefix_lengths(shape.size):
+            got = blob.prefix(n)
+            _same(got, data[:n], f"prefix({n})", "FBD-READ-1")
+        whole = blob.to_bytes()
+        _same(whole, data, "to_bytes()", "FBD-READ-2")
+        check(blob.sha256() == sha(data), "sha256() is not the contents' digest", "FBD-HASH-1")
+        for pieces in ([blob], [HEADER, blob, b"", TRAILER]):
+            cord = impl.Cord()
+            for piece in pieces:
+                cord.append(piece)
+            want = b"".join(data if p is blob else p for p in pieces)  # type: ignore[misc]  # bytes pieces
+            got = bytes(cord)
+            _same(got, want, "bytes(cord)", "CORD-BYTES-1")
+
+    @clause("FBD-MOVE-7")
+    @CLASSES
+    def test_a_supplied_digest_is_the_digest(
+        self, impl: Implementation, blobs: Blobs, shape: BlobClass
+    ) -> None:
+        supplied = hashlib.sha256(b"not the contents " + shape.name.encode()).digest()
+        assert _blob(blobs, shape, sha256=supplied).sha256() == supplied
+
+
+def _write(impl: Implementation, blob: FileBackedData, how: str, out: object) -> None:
+    if how == "blob":
+        blob.write_to_file(out)
+        return
+    cord = impl.Cord(HEADER)  # the blob is the last piece, after one that moved the position
+    cord.append(b"")
+    cord.append(blob)
+    cord.write_to_file(out)
+
+
+@requires("file-backed")
+class TestWritesOfEveryClassIntoEverySink:
+    @clause("FBD-WRITE-1", "CORD-WRITE-1")
+    @WRITTEN
+    @pytest.mark.parametrize("how", ["blob", "cord"])
+    def test_the_output_holds_exactly_the_contents(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, shape: BlobClass, how: str
+    ) -> None:
+        data = shape.data()
+        blob = _blob(blobs, shape)
+        written = data if how == "blob" else HEADER + data
+        blamed = "FBD-WRITE-1" if how == "blob" else "CORD-WRITE-1"
+        for sink in SINKS:
+            head = sink.existing(len(written))
+            with sink.open(tmp_path, len(written)) as (out, result):
+                _write(impl, blob, how, out)
+            got, want = result(), sink.expected(head, written)
+            _same(got, want, f"into {sink.name}", blamed)
+
+
+@requires("file-backed")
+class TestDedupOfEveryClass:
+    @clause("NDS-DEDUP-2", "NDS-DEDUP-5", "NDS-DEDUP-6", "NDS-DEDUP-7", "NDS-DEDUP-10")
+    @CLASSES
+    def test_representations_and_digests_share_or_not(
+        self, impl: Implementation, blobs: Blobs, shape: BlobClass
+    ) -> None:
+        data = shape.data()
+        path = shape.write(blobs.directory / f"{shape.name}.bin")
+        right, wrong = sha(data), sha(b"wrong " + data[:64])
+        store = impl.NamedDataStore()
+        store.add_named_data("bytes", data)
+        store.add_named_data("computed", blobs.wrap(path))
+        store.add_named_data("supplied", blobs.wrap(path, sha256=right))
+        store.add_named_data("wrong", blobs.wrap(path, sha256=wrong))
+        if shape.size:
+            other = bytearray(data)
+            other[-1] ^= 0xFF  # same length and, above 32 bytes, the same first 32 bytes
+            store.add_named_data("other", blobs.wrap(blobs.file(bytes(other), "other.bin")))
+        out = store.get_named_data_store_output()
+        index = {key: entry.buffer_index for key, entry in out.pte_data.items()}
+        empty = "NDS-DEDUP-7" if shape.size == 0 else "NDS-DEDUP-6"
+        check(index["computed"] == index["bytes"], "a file blob did not share bytes' buffer", empty)
+        check(
+            index["supplied"] == index["bytes"],
+            "a blob with its right digest supplied did not share the buffer",
+            "NDS-DEDUP-7" if shape.size == 0 else "NDS-DEDUP-10",
+        )
+        check(
+            index["wrong"] != index["bytes"],
+            "a blob whose supplied digest differs shared the buffer of other contents",
+            "NDS-DEDUP-7" if shape.size == 0 else "NDS-DEDUP-10",
+        )
+        if shape.size:
+            check(index["other"] != index["bytes"], "different contents share", "NDS-DEDUP-2")
+        check(
+            out.buffers[index["bytes"]] is data, "the first blob is not the buffer", "NDS-DEDUP-5"
+        )
+
+    @clause("NDS-KEY-2", "NDS-KEY-3", "NDS-KEY-4")
+    @CLASSES
+    def test_a_key_added_again_is_judged_by_length_and_digest(
+        self, impl: Implementation, blobs: Blobs, shape: BlobClass
+    ) -> None:
+        data = shape.data()
+        path = shape.write(blobs.directory / f"{shape.name}.bin")
+        store = impl.NamedDataStore()
+        store.add_named_data("key", data)
+        store.add_named_data("key", blobs.wrap(path))  # equal contents: no error, no buffer
+        check(
+            len(store.get_named_data_store_output().buffers) == 1,
+            "re-adding equal contents added a buffer",
+            "NDS-KEY-2",
+        )
+        wrong = sha(b"wrong " + data[:64])
+        try:
+            store.add_named_data("key", blobs.wrap(path, sha256=wrong))
+        except ValueError as exc:
+            message = duplicate_message("key", shape.size, shape.size)
+            check(re.search(message, str(exc)), f"the error says {exc}", "NDS-KEY-3")
+        else:
+            check(False, "equal contents with another supplied digest were the same", "NDS-KEY-4")
