@@ -9,6 +9,7 @@ test covers which row."""
 from __future__ import annotations
 
 import hashlib
+import io
 import re
 from pathlib import Path
 
@@ -86,6 +87,28 @@ class TestReadsOfEveryClass:
     ) -> None:
         supplied = hashlib.sha256(b"not the contents " + shape.name.encode()).digest()
         assert _blob(blobs, shape, sha256=supplied).sha256() == supplied
+
+
+@requires("file-backed")
+class TestEmptyPieces:
+    @clause("CORD-INIT-2", "CORD-APPEND-1")
+    @pytest.mark.relies_on("FBD-FAULT-2")  # a piece whose file is gone raises when written
+    @pytest.mark.parametrize("how", ["Cord(piece)", "append"])
+    def test_an_empty_file_piece_is_held(
+        self, impl: Implementation, blobs: Blobs, how: str
+    ) -> None:
+        path = blobs.file(b"", "empty.bin")
+        blob = blobs.wrap(path)
+        cord = impl.Cord(blob) if how == "Cord(piece)" else impl.Cord()
+        if how == "append":
+            cord.append(blob)
+        path.unlink()
+        try:
+            cord.write_to_file(io.BytesIO())
+        except FileNotFoundError:
+            return
+        clause_id = "CORD-INIT-2" if how == "Cord(piece)" else "CORD-APPEND-1"
+        check(False, f"{how} of an empty file does not hold it: its loss went unseen", clause_id)
 
 
 def _write(impl: Implementation, blob: FileBackedData, how: str, out: object) -> None:
