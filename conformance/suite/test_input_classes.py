@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import io
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -79,6 +80,29 @@ class TestReadsOfEveryClass:
             want = b"".join(data if p is blob else p for p in pieces)  # type: ignore[misc]  # bytes pieces
             got = bytes(cord)
             _same(got, want, "bytes(cord)", "CORD-BYTES-1")
+
+    @clause("FBD-FAULT-2")
+    @WRITTEN
+    def test_a_removed_file_of_every_size_is_missing(
+        self, impl: Implementation, blobs: Blobs, shape: BlobClass
+    ) -> None:
+        """Nothing is special about a size here: an empty file that is gone is as missing as a
+        large one (a shortcut for empty blobs answers without looking)."""
+        path = shape.write(blobs.directory / f"{shape.name}.bin")
+        blob = blobs.wrap(path)
+        path.unlink()
+        calls: dict[str, Callable[[], object]] = {
+            "prefix(32)": lambda: blob.prefix(32),
+            "to_bytes()": blob.to_bytes,
+            "sha256()": blob.sha256,
+            "write_to_file()": lambda: blob.write_to_file(io.BytesIO()),
+        }
+        for name, call in calls.items():
+            try:
+                call()
+            except FileNotFoundError:
+                continue
+            check(False, f"{name} of a removed {shape.size}-byte file did not raise", "FBD-FAULT-2")
 
     @clause("FBD-MOVE-7")
     @CLASSES
