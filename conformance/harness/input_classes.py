@@ -20,6 +20,7 @@ __all__ = [
     "BLOB_CLASSES",
     "CHUNKS",
     "READ_BUFFER",
+    "SHORT_WRITE",
     "SINKS",
     "SPARSE_CLASSES",
     "WRITE_CLASSES",
@@ -120,6 +121,9 @@ BLOB_CLASSES: tuple[BlobClass, ...] = (*WRITE_CLASSES, _dense(8 * MiB + 3, "abov
 """The write classes and a blob just above ExecuTorch's 8 MiB chunk: what the read, hash, prefix
 and dedup paths are run with (a read costs a fraction of a write into a dozen sinks)."""
 
+SHORT_WRITE = 4099
+"""The most a short-writing sink takes in one call."""
+
 FILL = 0xEE
 """What an output holds before a write over existing bytes."""
 
@@ -160,7 +164,7 @@ class Sink:
             yield buffer, buffer.getvalue
             return
         if self.kind in ("write-only", "short"):
-            sink: Any = WriteOnly() if self.kind == "write-only" else ShortWriter(4099)
+            sink: Any = WriteOnly() if self.kind == "write-only" else ShortWriter(SHORT_WRITE)
             yield (
                 sink,
                 lambda: b"".join(sink.parts) if self.kind == "write-only" else bytes(sink.received),
@@ -190,4 +194,4 @@ SINKS: tuple[Sink, ...] = (
     Sink("short-writes", "short"),
 )
 """Outputs at their start, end, past their end and inside existing bytes; an append-mode file; a
-raw file; an object with only ``write``; a raw sink taking at most 4099 bytes a call."""
+raw file; an object with only ``write``; a raw sink taking at most SHORT_WRITE bytes a call."""
