@@ -117,8 +117,7 @@ class TestReadsOfEveryClass:
 
 @requires("file-backed")
 class TestEmptyPieces:
-    @clause("CORD-INIT-2", "CORD-APPEND-1")
-    @pytest.mark.relies_on("FBD-FAULT-2")  # a piece whose file is gone raises when read
+    @clause("CORD-INIT-2", "CORD-APPEND-1", "FBD-FAULT-2")
     @pytest.mark.parametrize("how", ["Cord(piece)", "append"])
     def test_an_empty_file_piece_is_held(
         self, impl: Implementation, blobs: Blobs, how: str
@@ -131,6 +130,11 @@ class TestEmptyPieces:
         if how == "append":
             cord.append(blob)
         path.unlink()
+        try:  # the premise: the piece itself knows its file is gone
+            blob.to_bytes()
+            check(False, "to_bytes() of a removed empty file did not raise", "FBD-FAULT-2")
+        except FileNotFoundError:
+            pass
         try:
             bytes(cord)
         except FileNotFoundError:
@@ -193,9 +197,19 @@ class TestWritesOfEveryClassIntoEverySink:
         _write_into(impl, blobs, tmp_path, shape, how, [s for s in SINKS if s.kind == "short"])
 
 
+def _supplied(blobs: Blobs, path: Path, digest: bytes) -> FileBackedData:
+    """A blob given ``digest``, checked to answer it first: a store that misjudges it because
+    ``sha256()`` ignores the digest is FBD-MOVE-7's failure, not the store's."""
+    blob = blobs.wrap(path, sha256=digest)
+    check(blob.sha256() == digest, "sha256() is not the supplied digest", "FBD-MOVE-7")
+    return blob
+
+
 @requires("file-backed")
 class TestDedupOfEveryClass:
-    @clause("NDS-DEDUP-2", "NDS-DEDUP-5", "NDS-DEDUP-6", "NDS-DEDUP-7", "NDS-DEDUP-10")
+    @clause(
+        "NDS-DEDUP-2", "NDS-DEDUP-5", "NDS-DEDUP-6", "NDS-DEDUP-7", "NDS-DEDUP-10", "FBD-MOVE-7"
+    )
     @CLASSES
     def test_representations_and_digests_share_or_not(
         self, impl: Implementation, blobs: Blobs, shape: BlobClass
@@ -207,7 +221,7 @@ class TestDedupOfEveryClass:
         store.add_named_data("bytes", data)
         store.add_named_data("computed", blobs.wrap(path))
         store.add_named_data("supplied", blobs.wrap(path, sha256=right))
-        store.add_named_data("wrong", blobs.wrap(path, sha256=wrong))
+        store.add_named_data("wrong", _supplied(blobs, path, wrong))
         if shape.size:
             other = bytearray(data)
             other[-1] ^= 0xFF  # same length and, above 32 bytes, the same first 32 bytes
@@ -232,7 +246,7 @@ class TestDedupOfEveryClass:
             out.buffers[index["bytes"]] is data, "the first blob is not the buffer", "NDS-DEDUP-5"
         )
 
-    @clause("NDS-KEY-2", "NDS-KEY-3", "NDS-KEY-4")
+    @clause("NDS-KEY-2", "NDS-KEY-3", "NDS-KEY-4", "FBD-MOVE-7")
     @CLASSES
     def test_a_key_added_again_is_judged_by_length_and_digest(
         self, impl: Implementation, blobs: Blobs, shape: BlobClass
@@ -249,7 +263,7 @@ class TestDedupOfEveryClass:
         )
         wrong = sha(b"wrong " + data[:64])
         try:
-            store.add_named_data("key", blobs.wrap(path, sha256=wrong))
+            store.add_named_data("key", _supplied(blobs, path, wrong))
         except ValueError as exc:
             message = duplicate_message("key", shape.size, shape.size)
             check(re.search(message, str(exc)), f"the error says {exc}", "NDS-KEY-3")
