@@ -205,6 +205,14 @@ def _supplied(blobs: Blobs, path: Path, digest: bytes) -> FileBackedData:
     return blob
 
 
+def _computed(blobs: Blobs, path: Path, digest: bytes) -> FileBackedData:
+    """A blob checked to hash to ``digest`` first: a store that misjudges it because ``sha256()``
+    is wrong is FBD-HASH-1's failure, not the store's."""
+    blob = blobs.wrap(path)
+    check(blob.sha256() == digest, "sha256() is not the contents' digest", "FBD-HASH-1")
+    return blob
+
+
 @requires("file-backed")
 class TestDedupOfEveryClass:
     @clause(
@@ -219,7 +227,7 @@ class TestDedupOfEveryClass:
         right, wrong = sha(data), sha(b"wrong " + data[:64])
         store = impl.NamedDataStore()
         store.add_named_data("bytes", data)
-        store.add_named_data("computed", blobs.wrap(path))
+        store.add_named_data("computed", _computed(blobs, path, right))
         store.add_named_data("supplied", blobs.wrap(path, sha256=right))
         store.add_named_data("wrong", _supplied(blobs, path, wrong))
         if shape.size:
@@ -246,7 +254,7 @@ class TestDedupOfEveryClass:
             out.buffers[index["bytes"]] is data, "the first blob is not the buffer", "NDS-DEDUP-5"
         )
 
-    @clause("NDS-KEY-2", "NDS-KEY-3", "NDS-KEY-4", "FBD-MOVE-7")
+    @clause("NDS-KEY-2", "NDS-KEY-3", "NDS-KEY-4", "FBD-MOVE-7", "FBD-HASH-1")
     @CLASSES
     def test_a_key_added_again_is_judged_by_length_and_digest(
         self, impl: Implementation, blobs: Blobs, shape: BlobClass
@@ -255,7 +263,8 @@ class TestDedupOfEveryClass:
         path = shape.write(blobs.directory / f"{shape.name}.bin")
         store = impl.NamedDataStore()
         store.add_named_data("key", data)
-        store.add_named_data("key", blobs.wrap(path))  # equal contents: no error, no buffer
+        # equal contents: no error, no buffer
+        store.add_named_data("key", _computed(blobs, path, sha(data)))
         check(
             len(store.get_named_data_store_output().buffers) == 1,
             "re-adding equal contents added a buffer",

@@ -222,7 +222,9 @@ class TestReadsAndWrites:
         def call(blob: FileBackedData) -> bytes:
             return blob.prefix(40000) if method == "prefix" else getattr(blob, method)()
 
-        calls = _count(lambda: call(blobs.wrap(path)))
+        clean: list[bytes] = []
+        calls = _count(lambda: clean.append(call(blobs.wrap(path))))
+        check(clean == [want], f"{method}() without a fault answers wrong", clause_id[method])
         for index in range(calls):
             blob = blobs.wrap(path)
             gc.collect()
@@ -244,7 +246,7 @@ class TestReadsAndWrites:
                 "FBD-FAULT-1",
             )
 
-    @clause("FBD-FAULT-1", "NDS-DEDUP-1")
+    @clause("FBD-FAULT-1", "NDS-DEDUP-1", "FBD-HASH-1")
     @TIMINGS
     def test_an_add_raises_the_fault_and_a_retry_shares(
         self, impl: Implementation, blobs: Blobs, after: bool
@@ -259,6 +261,8 @@ class TestReadsAndWrites:
             store.add_named_data("first", DATA)
             return store
 
+        premise = blobs.wrap(path).sha256() == sha(DATA)
+        check(premise, "sha256() is not the contents' digest", "FBD-HASH-1")
         calls = _count(lambda: add(store_with_bytes()))
         for index in range(calls):
             store = store_with_bytes()
