@@ -187,8 +187,10 @@ class TestReadsAndWrites:
             cord.append(blob)
             cord.append(b">")
             into, want = cord.write_to_file, b"<" + DATA + b">"
-        calls = _count(lambda: write(into))
         blamed = "FBD-WRITE-1" if how == "blob" else "CORD-WRITE-1"
+        clean: list[bytes] = []
+        calls = _count(lambda: clean.append(write(into)))
+        check(clean == [want], f"into {name}, without a fault: wrong output", blamed)
         for index in range(calls):
             gc.collect()
             fault = Fault(index, after)
