@@ -34,7 +34,8 @@ class FileBackedData(reference.FileBackedData):
             for _ in range(len(self) // _CHUNK):
                 chunk = memoryview(f.read(_CHUNK))
                 while chunk:
-                    chunk = chunk[outfile.write(chunk) :]
+                    taken = outfile.write(chunk)
+                    chunk = chunk[len(chunk) if taken is None else taken :]
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
