@@ -58,7 +58,7 @@ def _raised_the_fault(exc: BaseException, fault: Fault, clause_id: str) -> None:
 
 
 @requires("file-backed")
-class TestMoveFrom:
+class TestFaultsInMoveFrom:
     @clause("FBD-MOVE-4", "FBD-MOVE-5", "FBD-FAULT-1")
     @TIMINGS
     def test_the_source_survives_a_fault_at_any_call(
@@ -103,7 +103,7 @@ class TestMoveFrom:
 
 
 @requires("file-backed")
-class TestClose:
+class TestFaultsInClose:
     @clause("FBD-CLOSE-1", "FBD-CLOSE-6", "FBD-CLOSE-7")
     @TIMINGS
     def test_a_failed_release_raises_and_can_be_retried(
@@ -162,7 +162,7 @@ SINKS = pytest.mark.parametrize("sink", [_into_file, _into_bytesio], ids=["file"
 
 
 @requires("file-backed")
-class TestReadsAndWrites:
+class TestFaultsInReadsAndWrites:
     @clause("FBD-FAULT-1", "FBD-WRITE-1", "CORD-WRITE-1")
     @TIMINGS
     @SINKS
