@@ -23,13 +23,15 @@ OS_CALLS = (
 )  # fmt: skip
 """The functions of :mod:`os` faulted (those this Python has)."""
 
-ABSORBABLE = frozenset({"close", "lseek"})
-"""The calls whose error an operation may absorb (the result is still checked): a descriptor's
+ABSORBABLE = frozenset({"close", "lseek", "stat", "lstat"})
+"""The calls whose error an operation may absorb (its result is still checked): a descriptor's
 ``close``, after which POSIX leaves the descriptor's state unspecified (Linux frees it), so there
-is nothing to retry and no data at stake; and ``lseek``, whose ``SEEK_DATA``/``SEEK_HOLE`` a
-filesystem may not support, so that a sparse copy falls back to copying the zeros (FBD-WRITE-3
-keeps only the holes "the kernel reports"). Any other ``OSError`` raised while an operation runs
-is the caller's to see (FBD-FAULT-1), and so is a failed removal in ``close()`` (FBD-CLOSE-7)."""
+is nothing to retry; and the queries by path (``stat``, ``lstat``) and ``lseek``, which an
+operation may answer another way (``os.path.realpath`` ignores a failed ``lstat``; a filesystem
+may not tell holes, so that a sparse copy falls back to copying the zeros). Any other ``OSError``
+raised while an operation runs (an open, an ``fstat`` of the file being read, a read, a write, a
+rename, an unlink) is the caller's to see (FBD-FAULT-1), and so is a failed removal in
+``close()`` (FBD-CLOSE-7)."""
 
 FAULT = errno.EIO
 

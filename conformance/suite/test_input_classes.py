@@ -278,6 +278,11 @@ class TestDedupOfEveryClass:
             "re-adding equal contents added a buffer",
             "NDS-KEY-2",
         )
+        try:  # the premise: other contents under the key are refused
+            store.add_named_data("key", data + b"!")
+            check(False, "other contents under a present key were accepted", "NDS-KEY-3")
+        except ValueError:
+            pass
         wrong = sha(b"wrong " + data[:64])
         try:
             store.add_named_data("key", _supplied(blobs, path, wrong))
