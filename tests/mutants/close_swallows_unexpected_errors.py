@@ -1,0 +1,28 @@
+"""Breaks: FBD-CLOSE-7
+
+``close()`` that raises a failed removal only for the errors it expects (``EACCES``, ``EPERM``,
+``EROFS``: a read-only directory) and swallows any other (``EIO``, ``EBUSY``), leaving the file
+behind without a word.
+"""
+
+from __future__ import annotations
+
+import errno
+
+import reference
+
+from . import implementation
+
+_EXPECTED = (errno.EACCES, errno.EPERM, errno.EROFS)
+
+
+class FileBackedData(reference.FileBackedData):
+    def close(self) -> None:
+        try:
+            super().close()
+        except OSError as exc:
+            if exc.errno in _EXPECTED:
+                raise
+
+
+IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

@@ -1,0 +1,26 @@
+"""Breaks: CORD-WRITE-3
+
+``Cord.write_to_file`` that leaves out empty file pieces ("nothing to write"), so they are never
+checked: a Cord whose empty file has since grown, been replaced or been closed is written as if the
+piece were still empty.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reference
+
+from . import implementation
+
+
+class Cord(reference.Cord):
+    def write_to_file(self, outfile: Any) -> None:
+        kept = reference.Cord()
+        for piece in self.pieces:
+            if isinstance(piece, bytes) or len(piece):
+                kept.append(piece)
+        kept.write_to_file(outfile)
+
+
+IMPLEMENTATION = implementation(__name__, Cord=Cord)

@@ -1,0 +1,22 @@
+"""Breaks: FBD-FAULT-2, FBD-CHANGE-1
+
+``FileBackedData.prefix`` with an early return for an empty blob: it returns ``b""`` without
+opening the file, so an empty file that has since been removed, grown or replaced answers as if it
+were still there and empty.
+"""
+
+from __future__ import annotations
+
+import reference
+
+from . import implementation
+
+
+class FileBackedData(reference.FileBackedData):
+    def prefix(self, size: int) -> bytes:
+        if not self.closed and len(self) == 0 and size >= 0 and type(size) is int:
+            return b""
+        return super().prefix(size)
+
+
+IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

@@ -1,0 +1,24 @@
+"""Breaks: FBD-WRITE-1, CORD-WRITE-1
+
+``write_to_file`` that seeks over a sparse blob's holes in an append-mode output too, where every
+write goes to the end whatever the position: the holes vanish and the data after each hole moves
+up.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reference
+
+from . import implementation
+from ._sparse import sparse_copy
+
+
+class FileBackedData(reference.FileBackedData):
+    def write_to_file(self, outfile: Any) -> None:
+        if not sparse_copy(self, outfile, in_append=True):
+            super().write_to_file(outfile)
+
+
+IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

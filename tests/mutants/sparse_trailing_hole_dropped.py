@@ -1,0 +1,24 @@
+"""Breaks: FBD-WRITE-1, CORD-WRITE-1
+
+``write_to_file`` into a regular file that copies only a sparse blob's data and seeks over its
+holes, but never extends the output over a trailing hole: a blob that ends in a hole, written at
+the end of the output, comes out short (its last bytes missing, not zeros).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reference
+
+from . import implementation
+from ._sparse import sparse_copy
+
+
+class FileBackedData(reference.FileBackedData):
+    def write_to_file(self, outfile: Any) -> None:
+        if not sparse_copy(self, outfile, extend=False):
+            super().write_to_file(outfile)
+
+
+IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
