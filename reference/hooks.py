@@ -129,6 +129,8 @@ def is_low_memory_mode(compile_specs: Iterable[CompileSpec]) -> bool:
 
 
 def _mode(value: bytes) -> str:
+    if not isinstance(value, bytes):  # outside the hooks' contract, but named (HOOK-LOW-3)
+        raise ValueError(f"Invalid {LOW_MEMORY_MODE}: {value!r}. Expected b'ON' or b'OFF'.")
     try:
         return value.decode("utf-8").upper()
     except UnicodeDecodeError:  # not text at all: named as the bytes it is
