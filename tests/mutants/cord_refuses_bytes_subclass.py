@@ -1,4 +1,4 @@
-"""Breaks: CORD-TYPE-1
+"""Breaks: CORD-TYPE-1, CORD-APPEND-1
 
 ``Cord.append`` that takes exactly ``bytes`` (``type(data) is bytes``): a subclass of ``bytes``,
 which is ``bytes`` to the spec, is refused with a ``TypeError``.
