@@ -474,10 +474,10 @@ def test_pytest_args() -> None:
     assert args[4:6] == ["-p", "no:cacheprovider"]
     assert str(REPO / "conformance" / "suite") in args
     for pair in (
-        ["--impl", "x.y"],
-        ["--profile", "core"],
-        ["--report", "/r.md"],
-        ["--deviations", "/d.txt"],
+        ["--cordspec-impl", "x.y"],
+        ["--cordspec-profile", "core"],
+        ["--cordspec-report", "/r.md"],
+        ["--cordspec-deviations", "/d.txt"],
         ["--hypothesis-profile", "ci"],
     ):
         assert any(args[i : i + 2] == pair for i in range(len(args) - 1)), pair

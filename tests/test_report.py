@@ -643,7 +643,7 @@ EXPECTED = {
 def fake_run(pytester: pytest.Pytester, *args: str, subprocess: bool = False) -> pytest.RunResult:
     pytester.makepyfile(test_fake=FAKE_SUITE)
     (pytester.path / "dev.txt").write_text(DEVIATIONS, encoding="utf-8")
-    argv = [*QUIET, "--deviations", "dev.txt", "--report", "r.json", *args]
+    argv = [*QUIET, "--cordspec-deviations", "dev.txt", "--cordspec-report", "r.json", *args]
     if subprocess:
         return pytester.runpytest_subprocess(*argv)
     return pytester.runpytest(*argv)
@@ -655,7 +655,7 @@ def reported(pytester: pytest.Pytester) -> dict[str, Any]:
 
 
 def test_plugin_reports_every_status(pytester: pytest.Pytester) -> None:
-    result = fake_run(pytester, "--report", "r.md", "--profile", "strict")
+    result = fake_run(pytester, "--cordspec-report", "r.md", "--cordspec-profile", "strict")
     result.assert_outcomes(passed=4, failed=2, skipped=2, xfailed=1, errors=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     data = reported(pytester)
@@ -686,9 +686,11 @@ def test_plugin_reports_every_status(pytester: pytest.Pytester) -> None:
 
 
 def test_plugin_under_xdist_reports_the_same(pytester: pytest.Pytester) -> None:
-    fake_run(pytester, "--profile", "strict", subprocess=True)
+    fake_run(pytester, "--cordspec-profile", "strict", subprocess=True)
     serial = reported(pytester)
-    result = fake_run(pytester, "--profile", "strict", "-p", "xdist", "-n", "2", subprocess=True)
+    result = fake_run(
+        pytester, "--cordspec-profile", "strict", "-p", "xdist", "-n", "2", subprocess=True
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     parallel = reported(pytester)
     assert parallel["verdicts"] == serial["verdicts"]
@@ -699,7 +701,7 @@ def test_plugin_under_xdist_reports_the_same(pytester: pytest.Pytester) -> None:
 
 
 def test_core_profile_leaves_strict_tests_out(pytester: pytest.Pytester) -> None:
-    result = fake_run(pytester, "--profile", "core")
+    result = fake_run(pytester, "--cordspec-profile", "core")
     result.assert_outcomes(passed=3, failed=2, skipped=2, xfailed=1, errors=1, deselected=1)
     data = reported(pytester)
     assert list(data["verdicts"]) == ["core"]
@@ -716,7 +718,7 @@ def test_untested_clauses_fail_a_run_whose_tests_all_passed(pytester: pytest.Pyt
             pass
         """
     )
-    result = pytester.runpytest(*QUIET, "--profile", "core")
+    result = pytester.runpytest(*QUIET, "--cordspec-profile", "core")
     result.assert_outcomes(passed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["core: DOES NOT CONFORM (0 failed, *"])
@@ -734,7 +736,7 @@ def test_runs_without_suite_tests_are_left_alone(pytester: pytest.Pytester) -> N
             pytest.skip("whatever")
         """
     )
-    result = pytester.runpytest(*QUIET, "--report", "r.json")
+    result = pytester.runpytest(*QUIET, "--cordspec-report", "r.json")
     assert result.ret == pytest.ExitCode.OK
     assert "cordspec clause report" not in result.stdout.str()
     result.stdout.fnmatch_lines(["cordspec: no suite test ran, so no report was written"])
@@ -743,18 +745,18 @@ def test_runs_without_suite_tests_are_left_alone(pytester: pytest.Pytester) -> N
 
 def test_report_suffix_is_a_usage_error(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_plain="def test_plain(): pass")
-    result = pytester.runpytest(*QUIET, "--report", "out/r.txt")
+    result = pytester.runpytest(*QUIET, "--cordspec-report", "out/r.txt")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--report out/r.txt: unknown report format '.txt'*"])
+    result.stderr.fnmatch_lines(["*--cordspec-report out/r.txt: unknown report format '.txt'*"])
 
 
 def test_bad_deviation_files_are_usage_errors(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_fake=FAKE_SUITE)
-    missing = pytester.runpytest(*QUIET, "--deviations", "nope.txt")
+    missing = pytester.runpytest(*QUIET, "--cordspec-deviations", "nope.txt")
     assert missing.ret == pytest.ExitCode.USAGE_ERROR
-    missing.stderr.fnmatch_lines(["*--deviations nope.txt: no such file*"])
+    missing.stderr.fnmatch_lines(["*--cordspec-deviations nope.txt: no such file*"])
     (pytester.path / "bad.txt").write_text("CORD-INIT-1\n", encoding="utf-8")
-    bad = pytester.runpytest(*QUIET, "--deviations", "bad.txt")
+    bad = pytester.runpytest(*QUIET, "--cordspec-deviations", "bad.txt")
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
     bad.stderr.fnmatch_lines(["*bad.txt:1: 'CORD-INIT-1' has no reason*"])
 
@@ -938,7 +940,7 @@ def test_plugin_counts_a_failure_against_the_clause_its_check_names(
     pytester: pytest.Pytester, xdist: bool
 ) -> None:
     pytester.makepyfile(test_attributed=ATTRIBUTED_SUITE)
-    args = [*QUIET, "--report", "r.json", *(["-n", "2"] if xdist else [])]
+    args = [*QUIET, "--cordspec-report", "r.json", *(["-n", "2"] if xdist else [])]
     result = pytester.runpytest_subprocess(*args)
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
     data = reported(pytester)
@@ -954,3 +956,35 @@ def test_plugin_counts_a_failure_against_the_clause_its_check_names(
     assert length["status"] == "untested", length
     assert length["tests"][0]["relies_on"] == length["tests"][0]["blocked_by"] == ["CORD-INIT-2"]
     jsonschema.Draft202012Validator(SCHEMA).validate(data)
+
+
+# Options registered as pytest-profiling does (``--profile``, dest "profile"), and the other bare
+# names a plugin might take: cordspec's plugin loads in every pytest run, so it must take none.
+CLASHING_PLUGIN = """
+def pytest_addoption(parser):
+    group = parser.getgroup("profiling")
+    group.addoption("--profile", action="store_true", help="as pytest-profiling")
+    group.addoption("--profile-svg", action="store_true", help="as pytest-profiling")
+    for name in ("impl", "report", "deviations", "shrink", "clause"):
+        parser.addoption(f"--{name}", dest=name, help="another plugin's")
+"""
+
+
+def test_the_plugin_takes_no_option_another_plugin_may_use(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CLASHING_PLUGIN)
+    pytester.makepyfile(test_plain="def test_plain(): pass")
+    result = pytester.runpytest(*QUIET, "--profile", "--impl", "x", "--cordspec-profile", "core")
+    assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+    result.assert_outcomes(passed=1)
+
+
+def test_every_option_of_the_plugin_is_prefixed(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*QUIET, "--help")
+    lines = result.stdout.lines
+    start = lines.index("cordspec conformance suite:")
+    end = next(i for i in range(start + 1, len(lines)) if lines[i] and lines[i][0] != " ")
+    flags = [
+        line.split()[0].partition("=")[0] for line in lines[start + 1 : end] if line[:4] == "  --"
+    ]
+    assert "--cordspec-impl" in flags and "--cordspec-shrink" in flags, flags
+    assert all(flag.startswith("--cordspec-") for flag in flags), flags

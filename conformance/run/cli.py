@@ -141,17 +141,18 @@ def pytest_args(
     extra: Sequence[str] = (),
     shrink: bool = False,
 ) -> list[str]:
-    """The pytest command line ``cordspec run`` uses."""
+    """The pytest command line ``cordspec run`` uses: its options as the plugin spells them
+    (``--cordspec-impl``, ...)."""
     args = ["-c", str(INI), "--rootdir", str(INI.parent), "-p", "no:cacheprovider", str(SUITE)]
-    args += ["--impl", impl, "--profile", profile]
+    args += ["--cordspec-impl", impl, "--cordspec-profile", profile]
     for path in reports:
-        args += ["--report", path]
+        args += ["--cordspec-report", path]
     if deviations is not None:
-        args += ["--deviations", deviations]
+        args += ["--cordspec-deviations", deviations]
     if hypothesis_profile is not None:
         args += ["--hypothesis-profile", hypothesis_profile]
     if shrink:
-        args.append("--shrink")
+        args.append("--cordspec-shrink")
     return [*args, *extra]
 
 

@@ -76,7 +76,7 @@ def pytest_configure(config: pytest.Config) -> None:
         try:
             check_report_path(path)
         except ValueError as exc:
-            raise pytest.UsageError(f"--report {exc}") from None
+            raise pytest.UsageError(f"--cordspec-report {exc}") from None
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) reports
         config.pluginmanager.register(_Reporter(config), _REPORTER_NAME)
 
@@ -97,11 +97,11 @@ def _spec(config: pytest.Config) -> Spec:
 
 def _deviations(config: pytest.Config) -> dict[str, Deviation]:
     if _DEVIATIONS_KEY not in config.stash:
-        option = config.getoption("deviations")
-        target = selected_target(config.getoption("impl"))
+        option = config.getoption("cordspec_deviations")
+        target = selected_target(config.getoption("cordspec_impl"))
         path = Path(option) if option else builtin_deviations_path(target)
         if option and not path.is_file():
-            raise pytest.UsageError(f"--deviations {option}: no such file")
+            raise pytest.UsageError(f"--cordspec-deviations {option}: no such file")
         try:
             config.stash[_DEVIATIONS_KEY] = read_deviations(path, _version(target))
         except ValueError as exc:
@@ -122,7 +122,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Check clause ids and deviations' targets, leave out tests outside the profile, mark known
     deviations xfail."""
     spec = _spec(config)
-    profile = config.getoption("profile")
+    profile = config.getoption("cordspec_profile")
     deviations = _deviations(config)
     tests = suite_test_names(_SUITE) | {getattr(i, "originalname", i.name) for i in items}
     problems = unmatched(deviations, spec.clauses, tests, (i.name for i in items))
@@ -221,7 +221,9 @@ _POSITIONS = ((1, "op"), (2, "left"), (3, "right"))
 def impl(pytestconfig: pytest.Config) -> Implementation:
     """The implementation under test (override this fixture to test your own)."""
     try:
-        implementation = load_implementation(selected_target(pytestconfig.getoption("impl")))
+        implementation = load_implementation(
+            selected_target(pytestconfig.getoption("cordspec_impl"))
+        )
     except ImplementationError as exc:
         pytest.exit(f"cordspec: {exc}", returncode=4)
     pytestconfig.stash[_LOADED_KEY] = implementation
@@ -252,7 +254,7 @@ def _describe(implementation: Implementation, request: pytest.FixtureRequest) ->
     capabilities, and how it was chosen (``--impl``, or the test file whose ``impl`` gave it)."""
     config = request.config
     if config.stash.get(_LOADED_KEY, None) is implementation:
-        chosen = selected_target(config.getoption("impl"))
+        chosen = selected_target(config.getoption("cordspec_impl"))
     else:
         chosen = f"{OVERRIDE_PREFIX}{request.node.nodeid.partition('::')[0]}"
     present = implementation.capabilities
@@ -329,7 +331,7 @@ class _Reporter:
     def _build(self) -> Report:
         config = self.config
         spec = _spec(config)
-        profile = config.getoption("profile")
+        profile = config.getoption("cordspec_profile")
         partial = _restriction(config)
         if self.ran:  # what the tests ran, which an override of ``impl`` may have changed
             described = [json.loads(d) for d in sorted(self.ran)]  # xdist: in any order
@@ -342,7 +344,7 @@ class _Reporter:
                 header, implementation=name, version=version, absent=tuple(map(tuple, absent))
             )
             return build_report(spec, header, self.collector.results())
-        impl = selected_target(config.getoption("impl"))
+        impl = selected_target(config.getoption("cordspec_impl"))
         try:
             implementation: Implementation | None = load_implementation(impl)
             error = ""
