@@ -332,7 +332,7 @@ def test_a_declared_deviation_that_holds_is_an_expected_deviation(
         assert {"expected deviation", "passed", "not applicable", "not run"} <= statuses
         assert "untested" not in statuses
         assert "PARTIAL RUN" in data["verdicts"]["core"]["verdict"]
-        assert run.code == 0  # a partial run is judged on the clauses it ran
+        assert run.code == 4  # a partial run is judged on the clauses it ran, and says so
     assert serial.json("serial.json")["verdicts"] == parallel.json("xdist.json")["verdicts"]
     assert serial.statuses("serial.json") == parallel.statuses("xdist.json")
 
@@ -406,7 +406,7 @@ def test_a_deviation_that_matches_nothing_is_refused_before_the_run(
 def test_a_deviation_naming_no_collected_case_is_refused_before_any_test(tmp_path: Path) -> None:
     (tmp_path / "dev.txt").write_text("test_vector[999-no-such-vector] gone\n", encoding="utf-8")
     run = cordspec("run", "--deviations", "dev.txt", cwd=tmp_path)
-    assert run.code == pytest.ExitCode.USAGE_ERROR, run.why()
+    assert run.code == 2, run.why()
     assert "dev.txt:1: 'test_vector[999-no-such-vector]': test_vector has no such case" in (
         run.out + run.proc.stderr
     ), run.why()
@@ -637,3 +637,27 @@ def test_main_in_process(
     assert len(capsys.readouterr().out.splitlines()) == len(SPEC.clauses)
     assert main(["run", "--impl", "json"]) == 2
     assert capsys.readouterr().err.startswith("cordspec: json is not an implementation")
+
+
+def test_a_port_declared_by_the_clauses_it_failed_conforms_with_exactly_those(
+    tmp_path: Path,
+) -> None:
+    """The porter's route of issue 23: run, declare the clauses the report failed (by clause),
+    run again: exit 0, and exactly those clauses read "expected deviation"."""
+    impl = "tests.impls.merge_drops_layout"
+    plain = cordspec("run", "--impl", impl, "--report", "plain.json", "--", "-n", "2", cwd=tmp_path)
+    assert plain.code == pytest.ExitCode.TESTS_FAILED, plain.why()
+    failed = sorted(c for c, s in plain.statuses("plain.json").items() if s == "failed")
+    assert failed and all(c.startswith("NDS-") for c in failed), failed
+    lines = "".join(f"{c}  merge drops the tensor layout\n" for c in failed)
+    (tmp_path / "port.deviations").write_text(lines, encoding="utf-8")
+    declared = cordspec(
+        "run", "--impl", impl, "--deviations", "port.deviations", "--report", "declared.json",
+        "--", "-n", "2", cwd=tmp_path,
+    )  # fmt: skip
+    assert declared.code == 0, declared.why()
+    statuses = declared.statuses("declared.json")
+    assert sorted(c for c, s in statuses.items() if s == "expected deviation") == failed
+    assert "XPASS" not in declared.out
+    verdict = declared.json("declared.json")["verdicts"]["strict"]
+    assert verdict["result"] == "conforms-with-deviations", verdict

@@ -628,9 +628,9 @@ EXPECTED = {
     "CORD-APPEND-1": ("untested", "skipped: needs a tmpfs"),
     "CORD-APPEND-2": ("expected deviation", "test_deviates: fails here on purpose"),
     "CORD-APPEND-3": (
-        "failed",
-        "test_fake.py::test_declared_but_passes: passed, but is marked as a known deviation: "
-        "CORD-APPEND-3: declared, yet it passes",
+        "deviation fixed",
+        "declared as a deviation (declared, yet it passes), yet no check of it failed: remove "
+        "its line from the deviations file",
     ),
     "CORD-TYPE-1": (
         "failed",
@@ -656,7 +656,7 @@ def reported(pytester: pytest.Pytester) -> dict[str, Any]:
 
 def test_plugin_reports_every_status(pytester: pytest.Pytester) -> None:
     result = fake_run(pytester, "--cordspec-report", "r.md", "--cordspec-profile", "strict")
-    result.assert_outcomes(passed=4, failed=2, skipped=2, xfailed=1, errors=1)
+    result.assert_outcomes(passed=5, failed=1, skipped=2, xfailed=1, errors=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     data = reported(pytester)
     got = {c["id"]: (c["status"], c["reason"]) for c in data["clauses"]}
@@ -702,7 +702,7 @@ def test_plugin_under_xdist_reports_the_same(pytester: pytest.Pytester) -> None:
 
 def test_core_profile_leaves_strict_tests_out(pytester: pytest.Pytester) -> None:
     result = fake_run(pytester, "--cordspec-profile", "core")
-    result.assert_outcomes(passed=3, failed=2, skipped=2, xfailed=1, errors=1, deselected=1)
+    result.assert_outcomes(passed=4, failed=1, skipped=2, xfailed=1, errors=1, deselected=1)
     data = reported(pytester)
     assert list(data["verdicts"]) == ["core"]
     assert "FBD-INIT-5" not in {c["id"] for c in data["clauses"]}
@@ -988,3 +988,132 @@ def test_every_option_of_the_plugin_is_prefixed(pytester: pytest.Pytester) -> No
     ]
     assert "--cordspec-impl" in flags and "--cordspec-shrink" in flags, flags
     assert all(flag.startswith("--cordspec-") for flag in flags), flags
+
+
+# --- every implementation gets a verdict: hangs, crashes, Ctrl-C --------------------------------
+
+HANGING_SUITE = """
+import os
+import threading
+
+import pytest
+
+LOCK = threading.Lock()
+
+
+@pytest.mark.clause("CORD-WRITE-1")
+def test_deadlocks():
+    with LOCK:
+        LOCK.acquire()  # a lock its own thread holds: never returns
+
+
+@pytest.mark.clause("CORD-WRITE-2")
+def test_after():
+    pass
+"""
+
+
+def test_a_hung_test_fails_its_clause_and_the_run_reaches_a_verdict(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_fake=HANGING_SUITE)
+    result = pytester.runpytest_subprocess(
+        *QUIET, "--cordspec-timeout", "1", "--cordspec-report", "r.json", timeout=120
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    clauses = {c["id"]: c for c in reported(pytester)["clauses"]}
+    assert clauses["CORD-WRITE-1"]["status"] == "failed"
+    assert clauses["CORD-WRITE-1"]["reason"] == "test_fake.py::test_deadlocks: hung after 1 s"
+    assert clauses["CORD-WRITE-2"]["status"] == "passed"
+    result.stdout.fnmatch_lines(["core:*DOES NOT CONFORM (1 failed, *"])
+
+
+CRASHING_SUITE = """
+import os
+
+import pytest
+
+
+@pytest.mark.clause("CORD-WRITE-1")
+def test_crashes():
+    os._exit(0)  # as an implementation crashing in an extension would, with a status of success
+
+
+@pytest.mark.clause("CORD-WRITE-2")
+def test_after():
+    pass
+"""
+
+
+def test_a_crash_fails_its_clause_and_the_run_reaches_a_verdict(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_fake=CRASHING_SUITE)
+    result = pytester.runpytest_subprocess(
+        *QUIET, "-p", "xdist", "-n", "1", "--cordspec-report", "r.json", timeout=300
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    clauses = {c["id"]: c for c in reported(pytester)["clauses"]}
+    assert clauses["CORD-WRITE-1"]["status"] == "failed"
+    assert clauses["CORD-WRITE-1"]["reason"].startswith(
+        "test_fake.py::test_crashes: crashed: the process running it died"
+    ), clauses["CORD-WRITE-1"]
+    assert clauses["CORD-WRITE-2"]["status"] == "passed"
+
+
+SWALLOWING_SUITE = """
+import contextlib
+import os
+import signal
+
+import pytest
+
+
+@pytest.mark.clause("CORD-WRITE-1")
+def test_swallows_the_users_interrupt():
+    with contextlib.suppress(KeyboardInterrupt):  # as a test expecting an injected interrupt
+        os.kill(os.getpid(), signal.SIGINT)  # the user's Ctrl-C, really sent
+
+
+@pytest.mark.clause("CORD-WRITE-2")
+def test_never_reached():
+    pass
+"""
+
+
+def test_an_interrupt_a_test_swallowed_still_stops_the_run(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_fake=SWALLOWING_SUITE)
+    result = pytester.runpytest_subprocess(
+        *QUIET, "--cordspec-report", "r.json", "--cordspec-report", "r.md", timeout=120
+    )
+    assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()
+    data = reported(pytester)
+    assert data["interrupted"] is True and data["verdicts"] == {} and not data["exit_ok"]
+    jsonschema.Draft202012Validator(SCHEMA).validate(data)
+    assert {c["id"]: c["status"] for c in data["clauses"]}["CORD-WRITE-2"] == "untested"
+    md = (pytester.path / "r.md").read_text("utf-8").splitlines()
+    assert md[2] == "**INTERRUPTED: the run was stopped before it ended; no verdict**"
+    assert "CONFORM" not in "\n".join(md)
+    result.stdout.fnmatch_lines(["INTERRUPTED: the run was stopped before it ended; no verdict"])
+    assert "CONFORMS" not in result.stdout.str()
+
+
+def test_an_injected_interrupt_does_not_stop_the_run(pytester: pytest.Pytester) -> None:
+    """The suite's own interrupts (the handler called with no frame) are no user's Ctrl-C."""
+    pytester.makepyfile(
+        test_fake="""
+        import pytest
+        from conformance.harness.interrupts import deliver_sigint, interrupting
+
+        @pytest.mark.clause("CORD-WRITE-1")
+        def test_injects():
+            with pytest.raises(KeyboardInterrupt), interrupting():
+                deliver_sigint()
+
+        @pytest.mark.clause("CORD-WRITE-2")
+        def test_after():
+            pass
+        """
+    )
+    result = pytester.runpytest_subprocess(*QUIET, timeout=120)
+    result.assert_outcomes(passed=2)

@@ -8,7 +8,9 @@ configuration nor the conftest files of the directory it is started in take part
 from __future__ import annotations
 
 import argparse
+import enum
 import errno
+import importlib.metadata
 import importlib.util
 import os
 import re
@@ -29,11 +31,36 @@ from .options import add_run_options
 from .report import check_report_path, clause_columns, fit
 from .spec import PROFILES, Clause, SpecError, load_spec
 
-__all__ = ["main", "pytest_args"]
+__all__ = ["EXIT_HELP", "Exit", "exit_status", "isolated", "main", "pytest_args"]
 
 INI = Path(__file__).parents[1] / "cordspec.ini"
 SUITE = Path(suite.__file__).parent
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*(\"])")
+
+
+class Exit(enum.IntEnum):
+    """``cordspec run``'s exit statuses: one meaning each."""
+
+    CONFORMS = 0
+    """The chosen profile conforms (with or without declared deviations)."""
+    DOES_NOT_CONFORM = 1
+    """A clause failed or is untested, a declared deviation is fixed, or a test failed."""
+    USAGE = 2
+    """Bad arguments, an implementation that cannot be loaded, an unwritable report path, no
+    test selected, or an internal error of pytest."""
+    INTERRUPTED = 3
+    """The run was stopped (Ctrl-C) before it ended: no verdict."""
+    PARTIAL = 4
+    """A run narrowed to some clauses (``--clause``, ``-k``, ``-m``, ``--deselect``) conformed on
+    those: no verdict on the whole profile."""
+
+
+EXIT_HELP = (
+    "Exit status: 0 the profile conforms (declared deviations aside); 1 it does not conform; "
+    "2 usage or load error (bad arguments, an implementation that cannot be loaded, a report "
+    "path that cannot be written, nothing selected); 3 interrupted (Ctrl-C; no verdict); 4 "
+    "partial run (narrowed with --clause, -k, -m or --deselect) that conformed on what it ran."
+)
 
 
 class _Failure(Exception):
@@ -57,16 +84,14 @@ def _parser() -> argparse.ArgumentParser:
         prog="cordspec",
         description="Conformance suite for ExecuTorch's file-backed serialization (spec/SPEC.md).",
     )
+    parser.add_argument("--version", action="version", version=f"cordspec {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run = commands.add_parser(
         "run",
         help="run the conformance suite against an implementation",
         description="Run the conformance suite; arguments after -- go to pytest unchanged.",
         usage="cordspec run [options] [-- PYTEST_ARGS...]",
-        epilog="Exit status: 0 when every test passed, was a declared deviation or was not "
-        "applicable and the profile's verdict is CONFORMS (with or without declared deviations); "
-        "1 otherwise; 2 when the implementation cannot be loaded or the arguments are wrong; "
-        "else pytest's own status (2 interrupted, 3 internal error, 4 usage, 5 no tests).",
+        epilog=EXIT_HELP,
     )
     add_run_options(run.add_argument, pytest=False, extra={"--report": {"type": _report_path}})
     run.add_argument(
@@ -132,6 +157,13 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _version() -> str:
+    try:
+        return importlib.metadata.version("cordspec")
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout that is not installed
+        return "unknown (not installed)"
+
+
 def pytest_args(
     impl: str,
     profile: str,
@@ -140,6 +172,7 @@ def pytest_args(
     hypothesis_profile: str | None = None,
     extra: Sequence[str] = (),
     shrink: bool = False,
+    timeout: float | None = None,
 ) -> list[str]:
     """The pytest command line ``cordspec run`` uses: its options as the plugin spells them
     (``--cordspec-impl``, ...)."""
@@ -153,6 +186,8 @@ def pytest_args(
         args += ["--hypothesis-profile", hypothesis_profile]
     if shrink:
         args.append("--cordspec-shrink")
+    if timeout is not None:
+        args += ["--cordspec-timeout", f"{timeout:g}"]
     return [*args, *extra]
 
 
@@ -189,12 +224,45 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
             raise _Failure("\ncordspec: ".join(["deviations that match nothing:", *problems]))
         deviations = str(path.resolve())
     _check_parallel(extra)
+    extra = isolated(extra)
     reports = [str(Path(p).resolve()) for p in args.report]
     argv = pytest_args(
-        impl, args.profile, reports, deviations, args.hypothesis_profile, extra, args.shrink
+        impl,
+        args.profile,
+        reports,
+        deviations,
+        args.hypothesis_profile,
+        extra,
+        args.shrink,
+        args.timeout,
     )
     os.environ.setdefault(HOME_VARIABLE, str(default_home()))  # no .hypothesis/ left in the cwd
-    return int(pytest.main(argv))
+    observer = _Observer()
+    return int(exit_status(pytest.main(argv, plugins=[observer]), observer.partial))
+
+
+class _Observer:
+    """Sees, after the plugin, whether the run's report was of a partial run."""
+
+    def __init__(self) -> None:
+        self.partial = False
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        reporter = session.config.pluginmanager.get_plugin("cordspec-reporter")
+        report = getattr(reporter, "report", None)
+        self.partial = bool(report is not None and report.header.partial)
+
+
+def exit_status(pytest_status: int, partial: bool) -> Exit:
+    """``cordspec run``'s status for pytest's, in a run that was ``partial`` or not."""
+    if pytest_status == pytest.ExitCode.OK:
+        return Exit.PARTIAL if partial else Exit.CONFORMS
+    if pytest_status == pytest.ExitCode.TESTS_FAILED:
+        return Exit.DOES_NOT_CONFORM
+    if pytest_status == pytest.ExitCode.INTERRUPTED:
+        return Exit.INTERRUPTED
+    return Exit.USAGE
 
 
 _XDIST_FLAGS = ("-n", "--numprocesses", "--dist", "--maxprocesses")
@@ -208,9 +276,33 @@ def _check_parallel(extra: Sequence[str]) -> None:
     )
     if wanted is not None and importlib.util.find_spec("xdist") is None:
         raise _Failure(
-            f"{wanted} runs the suite in parallel, which needs pytest-xdist: "
-            "pip install 'cordspec[parallel]'"
+            f"{wanted} runs the suite in parallel, which needs pytest-xdist (a dependency of "
+            "cordspec): pip install pytest-xdist"
         )
+
+
+_IN_PROCESS_FLAGS = ("--pdb", "--trace", "--collect-only", "--co", "--setup-plan")
+"""pytest options that need the tests in this process (a debugger, or no tests run at all)."""
+MAX_WORKER_RESTARTS = 50
+"""How many crashed workers a run replaces before it stops (and judges the rest untested)."""
+
+
+def isolated(extra: Sequence[str]) -> list[str]:
+    """``extra`` (the pytest arguments after ``--``), with the suite run in a pytest-xdist worker
+    (``-n 1``) unless they choose the workers (``-n``, ``-p no:xdist``) or need this process:
+    an implementation that kills its interpreter (``os._exit``, a crash in an extension) then
+    kills a worker, whose test fails as crashed, and the run goes on to its verdict."""
+    chosen = any(
+        a.partition("=")[0] in (*_XDIST_FLAGS, *_IN_PROCESS_FLAGS)
+        or re.fullmatch(r"-n\S+", a)
+        or a in ("no:xdist", "-pno:xdist")
+        for a in extra
+    )
+    if chosen or importlib.util.find_spec("xdist") is None:
+        return list(extra)
+    restarts = any(a.partition("=")[0] == "--max-worker-restart" for a in extra)
+    more = [] if restarts else ["--max-worker-restart", str(MAX_WORKER_RESTARTS)]
+    return ["-n", "1", *more, *extra]
 
 
 def first_sentence(text: str) -> str:
@@ -314,4 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _clauses(args)
     except _Failure as exc:
         print(f"cordspec: {exc}", file=sys.stderr)
-        return 2
+        return int(Exit.USAGE)
+    except KeyboardInterrupt:  # before pytest started, or after it ended
+        print("cordspec: interrupted", file=sys.stderr)
+        return int(Exit.INTERRUPTED)

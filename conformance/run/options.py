@@ -10,8 +10,18 @@ from dataclasses import dataclass, field
 
 from .spec import PROFILES
 
-__all__ = ["PYTEST_PREFIX", "RUN_OPTIONS", "RunOption", "add_run_options", "pytest_flag"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "PYTEST_PREFIX",
+    "RUN_OPTIONS",
+    "RunOption",
+    "add_run_options",
+    "pytest_flag",
+]
 
+DEFAULT_TIMEOUT = 180
+"""Seconds a suite test may run (pytest-timeout) before it fails as hung: far longer than any
+suite test takes against the reference or ExecuTorch."""
 PYTEST_PREFIX = "--cordspec-"
 """How every option of cordspec's pytest plugin starts."""
 
@@ -57,6 +67,12 @@ RUN_OPTIONS = (
         "--report",
         "write the clause report to PATH: Markdown for .md, JSON for .json (repeatable)",
         {"action": "append", "default": [], "metavar": "PATH"},
+    ),
+    RunOption(
+        "--timeout",
+        "fail a suite test still running after SECONDS as hung, and go on to the verdict "
+        f"(default: {DEFAULT_TIMEOUT}; 0: no limit)",
+        {"type": float, "default": DEFAULT_TIMEOUT, "metavar": "SECONDS"},
     ),
     RunOption(
         "--deviations",

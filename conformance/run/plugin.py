@@ -7,6 +7,9 @@ import dataclasses
 import gc
 import hashlib
 import json
+import re
+import signal
+import threading
 from collections.abc import Generator, Iterator
 from pathlib import Path
 
@@ -16,20 +19,24 @@ import pytest
 from .. import suite
 from ..adapters import load_implementation, selected_target
 from ..api import Capability, Implementation, ImplementationError
+from ..harness import interrupts
 from ..harness.checks import failed_clauses
 from ..harness.helpers import Blobs, left_behind, placeholders
 from .deviations import (
     Deviation,
     builtin_deviations_path,
+    declared_clauses,
     read_deviations,
     suite_test_names,
     unmatched,
 )
 from .options import add_run_options
 from .report import (
+    BLOCKED_PROPERTY,
     CLAUSES_PROPERTY,
     DEVIATION_PREFIX,
     FAILED_CLAUSES_PROPERTY,
+    FAILURE_PROPERTY,
     NOT_APPLICABLE_PREFIX,
     OVERRIDE_PREFIX,
     RELIES_ON_PROPERTY,
@@ -50,6 +57,8 @@ _SPEC_KEY = pytest.StashKey[Spec]()
 _DEVIATIONS_KEY = pytest.StashKey[dict[str, Deviation]]()
 _REPORTER_NAME = "cordspec-reporter"
 _LOADED_KEY = pytest.StashKey[Implementation]()
+_HUNG = re.compile(r"^Timeout \(>([0-9.]+)s\) from pytest-timeout")
+"""pytest-timeout's message for a test that ran past its limit."""
 _IMPLEMENTATION_PROPERTY = "cordspec_implementation"
 """The ``user_properties`` name under which a test records the implementation its ``impl`` ran."""
 
@@ -79,6 +88,39 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"--cordspec-report {exc}") from None
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) reports
         config.pluginmanager.register(_Reporter(config), _REPORTER_NAME)
+    config.pluginmanager.register(_InterruptGuard(), "cordspec-interrupt-guard")
+
+
+class _InterruptGuard:
+    """While suite tests run in this process: SIGINT's handler is
+    :func:`~conformance.harness.interrupts.sigint_handler`, and a run during whose test a user's
+    SIGINT came stops after that test, even if the test (one expecting an injected interrupt) or a
+    callback the KeyboardInterrupt landed in swallowed it."""
+
+    def __init__(self) -> None:
+        self.previous: object = None
+        self.seen = 0
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> None:
+        suite_tests = any(i.get_closest_marker("clause") for i in session.items)
+        if not suite_tests or threading.current_thread() is not threading.main_thread():
+            return
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not ignored
+            self.previous = signal.signal(signal.SIGINT, interrupts.sigint_handler)
+        self.seen = interrupts.user_interrupts
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, None, None]:
+        yield
+        if interrupts.user_interrupts > self.seen:
+            self.seen = interrupts.user_interrupts
+            raise KeyboardInterrupt(f"interrupted (SIGINT) while {item.nodeid} ran")
+
+    def pytest_sessionfinish(self) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)  # type: ignore[arg-type]  # a handler it had
+            self.previous = None
 
 
 def clause_ids(item: pytest.Item, marker: str = "clause") -> list[str]:
@@ -109,6 +151,16 @@ def _deviations(config: pytest.Config) -> dict[str, Deviation]:
     return config.stash[_DEVIATIONS_KEY]
 
 
+def _check_targets(config: pytest.Config, names: list[tuple[str, str]]) -> None:
+    """Stop the run with a usage error when a deviation matches nothing: no clause, no test
+    function, or no case among the collected ones (``names``: each item's function and node
+    name)."""
+    tests = suite_test_names(_SUITE) | {function for function, _ in names}
+    problems = unmatched(_deviations(config), _spec(config).clauses, tests, (n for _, n in names))
+    if problems:
+        raise pytest.UsageError("deviations that match nothing:\n" + "\n".join(problems))
+
+
 def _version(target: str) -> str | None:
     """The version of the implementation under test, for release-tagged deviations."""
     try:
@@ -124,12 +176,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     spec = _spec(config)
     profile = config.getoption("cordspec_profile")
     deviations = _deviations(config)
-    tests = suite_test_names(_SUITE) | {getattr(i, "originalname", i.name) for i in items}
-    problems = unmatched(deviations, spec.clauses, tests, (i.name for i in items))
-    if problems:
-        raise pytest.UsageError("deviations that match nothing:\n" + "\n".join(problems))
+    if not hasattr(config, "workerinput"):  # an xdist worker's controller checks them instead
+        names = [(getattr(i, "originalname", i.name), i.name) for i in items]
+        _check_targets(config, names)
     keep: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
+    timeout = config.getoption("cordspec_timeout")
+    limited = config.pluginmanager.hasplugin("timeout")  # pytest-timeout, a dependency
     for item in items:
         ids = clause_ids(item)
         if not ids:
@@ -143,12 +196,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             dropped.append(item)
             continue
         item.user_properties.append((CLAUSES_PROPERTY, " ".join(ids)))
+        if timeout and limited:
+            item.add_marker(pytest.mark.timeout(timeout, method="signal"))
         if relied:
             item.user_properties.append((RELIES_ON_PROPERTY, " ".join(relied)))
         function = getattr(item, "originalname", item.name)
         owner = getattr(getattr(item, "cls", None), "__name__", None)  # Class::test, if any
         scoped = (f"{owner}::{function}", f"{owner}::{item.name}") if owner else ()
-        targets = dict.fromkeys((*ids, function, item.name, *scoped))  # item.name has parameters
+        # A clause's deviation is applied to each failure (pytest_runtest_makereport), so that its
+        # passing tests still pass; a test's is a strict xfail. item.name has the parameters.
+        targets = dict.fromkeys((function, item.name, *scoped))
         known = [deviations[t] for t in targets if t in deviations]
         if known:
             reason = "; ".join(f"{d.target}: {d.reason}" for d in known)
@@ -163,16 +220,54 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pluggy.Result[pytest.TestReport], None]:
-    """Record with a failed test's report the clauses its failing check named, if it named any."""
+    """Record with a failed (or xfailed) test's report the clauses its failing check named, if it
+    named any; turn a failure that counts only against declared clauses into an expected
+    deviation (:func:`_declared_failure`)."""
     outcome = yield
     report = outcome.get_result()
-    if report.failed and call.excinfo is not None:
-        named = failed_clauses(call.excinfo.value)
-        if named:
-            report.user_properties = [
-                *report.user_properties,
-                (FAILED_CLAUSES_PROPERTY, " ".join(named)),
-            ]
+    if call.excinfo is None or not (report.failed or hasattr(report, "wasxfail")):
+        return
+    named = failed_clauses(call.excinfo.value) or ()
+    properties = [(FAILED_CLAUSES_PROPERTY, " ".join(named))] if named else []
+    hung = _HUNG.search(str(call.excinfo.value))
+    if hung and isinstance(call.excinfo.value, pytest.fail.Exception):
+        properties.append((FAILURE_PROPERTY, f"hung after {float(hung[1]):g} s"))
+    if report.failed and report.when == "call":
+        declared = _declared_failure(item, named)
+        if declared is not None:
+            blamed, blocked, reason = declared
+            report.outcome = "skipped"
+            report.wasxfail = f"{DEVIATION_PREFIX}{reason}"  # as pytest's xfail sets it
+            properties = [(FAILED_CLAUSES_PROPERTY, " ".join(blamed))] if blamed else []
+            if blocked:
+                properties.append((BLOCKED_PROPERTY, " ".join(blamed)))
+    if properties:
+        report.user_properties = [*report.user_properties, *properties]
+
+
+def _declared_failure(
+    item: pytest.Item, named: tuple[str, ...]
+) -> tuple[tuple[str, ...], bool, str] | None:
+    """Whether a suite test's failure is one its declared clauses expect: (the clauses it counts
+    against, whether it is blocked by them, the reason), or None. A failure whose check named
+    clauses is expected when every one of them is declared; one that named none, when every
+    clause of the test is declared, or else when the test relies on declared clauses (then it
+    counts against those; the report checks that they failed in tests of their own)."""
+    ids = clause_ids(item)
+    if not ids:
+        return None
+    declared = declared_clauses(_deviations(item.config))
+    if named:
+        blamed, blocked = named, False
+    elif all(i in declared for i in ids):
+        blamed, blocked = (), False
+    else:
+        blamed = tuple(c for c in clause_ids(item, "relies_on") if c in declared)
+        blocked = True
+    if not all(c in declared for c in blamed or ids) or (blocked and not blamed):
+        return None
+    reason = "; ".join(f"{c}: {declared[c].reason}" for c in (blamed or ids))
+    return blamed, blocked, reason
 
 
 def pytest_assertrepr_compare(op: str, left: object, right: object) -> list[str] | None:
@@ -319,8 +414,23 @@ class _Reporter:
         self.report: Report | None = None
         self.written: list[str] = []
         self.errors: list[str] = []
+        self.checked = False
+        """Whether the deviations' targets were checked against an xdist worker's collection."""
         self.ran: set[str] = set()
         """What the tests' ``impl`` gave, as :func:`_describe` put it."""
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
+        """Under pytest-xdist, where the workers collect: check the deviations' targets against
+        what a worker collected, here, where a usage error stops the run cleanly."""
+        if self.checked:
+            return
+        self.checked = True
+        names = [nodeid.rpartition("::")[2] for nodeid in ids]
+        try:
+            _check_targets(self.config, [(n.partition("[")[0], n) for n in names])
+        except pytest.UsageError as exc:
+            pytest.exit(f"cordspec: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.collector.add(report)
@@ -343,7 +453,7 @@ class _Reporter:
             header = dataclasses.replace(
                 header, implementation=name, version=version, absent=tuple(map(tuple, absent))
             )
-            return build_report(spec, header, self.collector.results())
+            return build_report(spec, header, self.collector.results(), self._declared())
         impl = selected_target(config.getoption("cordspec_impl"))
         try:
             implementation: Implementation | None = load_implementation(impl)
@@ -351,12 +461,20 @@ class _Reporter:
         except Exception as exc:  # described in the report; the tests already said what failed
             implementation, error = None, f"{type(exc).__name__}: {exc}"
         header = make_header(impl, profile, spec, implementation, error, partial=partial)
-        return build_report(spec, header, self.collector.results())
+        return build_report(spec, header, self.collector.results(), self._declared())
+
+    def _declared(self) -> dict[str, str]:
+        """The clauses the deviations file declares, with their reasons."""
+        return {c: d.reason for c, d in declared_clauses(_deviations(self.config)).items()}
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if not self.collector.active:
             return
         self.report = report = self._build()
+        if session.exitstatus == pytest.ExitCode.INTERRUPTED:
+            self.report = report = dataclasses.replace(
+                report, header=dataclasses.replace(report.header, interrupted=True)
+            )
         for path in self.config.getoption("cordspec_report"):
             try:
                 report.write(path)
@@ -384,7 +502,12 @@ class _Reporter:
             tr.write_line(line)
         tr.write_line("")
         colour = {Kind.CONFORMS: "green", Kind.DEVIATES: "yellow", Kind.DOES_NOT_CONFORM: "red"}
-        for (_, verdict), line in zip(report.verdicts.items(), report.verdict_lines(), strict=True):
+        if report.header.interrupted:
+            for line in report.verdict_lines():
+                tr.write_line(line, bold=True, red=True)
+        for (_, verdict), line in zip(
+            report.shown_verdicts.items(), report.verdict_lines(), strict=False
+        ):
             tr.write_line(line, bold=True, **{colour[verdict.kind]: True})
         for line in report.exit_lines():
             tr.write_line(line, red=True)
