@@ -661,3 +661,23 @@ def test_a_port_declared_by_the_clauses_it_failed_conforms_with_exactly_those(
     assert "XPASS" not in declared.out
     verdict = declared.json("declared.json")["verdicts"]["strict"]
     assert verdict["result"] == "conforms-with-deviations", verdict
+
+
+@pytest.mark.parametrize(
+    ("impl", "why"),
+    [("tests.impls.deadlocks", "hung after 2 s"), ("tests.impls.crashes", "crashed: ")],
+)
+def test_a_port_that_hangs_or_crashes_gets_a_verdict(impl: str, why: str, tmp_path: Path) -> None:
+    """Its Cord.write_to_file deadlocks (or ends the process): the write's clause fails as hung
+    (crashed), the other clauses of the run are judged, and the run ends with a verdict."""
+    selection = "test_order_into_a_real_file or TestCordConstruction"
+    run = cordspec(
+        "run", "--impl", impl, "--timeout", "2", "--report", "r.json", "--", "-k", selection,
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert run.code == 1, run.why()
+    clauses = {c["id"]: c for c in run.json("r.json")["clauses"]}
+    write = clauses["CORD-WRITE-1"]
+    assert write["status"] == "failed" and why in write["reason"], write
+    assert clauses["CORD-INIT-1"]["status"] in ("passed", "failed"), clauses["CORD-INIT-1"]
+    assert "DOES NOT CONFORM" in run.json("r.json")["verdicts"]["core"]["verdict"]
