@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import re
 
 import pytest
 
 from conformance.run import cli
 from conformance.run.cli import EXIT_HELP, Exit, exit_status, isolated, main
+from conformance.run.console import Tee
 from conformance.run.options import RUN_OPTIONS
 
 
@@ -72,3 +74,30 @@ def test_the_timeout_reaches_pytest() -> None:
     at = args.index("--cordspec-timeout")
     assert args[at + 1] == "2.5"
     assert next(o for o in RUN_OPTIONS if o.flag == "--timeout").settings["default"] == 180
+
+
+def test_the_console_leaves_out_the_sections_the_report_explains() -> None:
+    console, full = io.StringIO(), io.StringIO()
+    tee = Tee(console, full)
+    text = (
+        "==== test session starts ====\n"
+        "collected 2 items\n"
+        "..F"
+        ".  [100%]\n"
+        "==== FAILURES ====\n"
+        "____ test_x ____\n"
+        "a long traceback\n"
+        "==== cordspec clause report ====\n"
+        "CORD-WRITE-1 failed\n"
+        "==== short test summary info ====\n"
+        "FAILED test_x\n"
+        "==== 1 failed, 3 passed ====\n"
+    )
+    for piece in re.split(r"(?<=\n)|(?<=\.F)", text):  # as pytest writes: lines, and dots
+        tee.write(piece)
+    assert full.getvalue() == text
+    shown = console.getvalue()
+    assert "traceback" not in shown and "FAILED test_x" not in shown
+    assert "..F.  [100%]\n" in shown and "CORD-WRITE-1 failed\n" in shown
+    assert shown.endswith("==== 1 failed, 3 passed ====\n")
+    assert tee.hidden == ["FAILURES", "short test summary info"]

@@ -672,7 +672,8 @@ def test_plugin_reports_every_status(pytester: pytest.Pytester) -> None:
     out = result.stdout.str()
     lines = out[out.index("cordspec clause report") :].splitlines()[1:]
     section = lines[: next(i for i, line in enumerate(lines) if line.startswith("="))]
-    assert section and all(len(line) <= 100 for line in section), section
+    commands = [line for line in section if line.startswith("    rerun: ")]  # not cut: copied
+    assert commands and all(len(line) <= 100 for line in section if line not in commands), section
     result.stdout.fnmatch_lines(
         [
             "*cordspec clause report*",
@@ -1117,3 +1118,28 @@ def test_an_injected_interrupt_does_not_stop_the_run(pytester: pytest.Pytester) 
     )
     result = pytester.runpytest_subprocess(*QUIET, timeout=120)
     result.assert_outcomes(passed=2)
+
+
+def test_one_clause_runs_alone_and_its_failure_says_why(pytester: pytest.Pytester) -> None:
+    result = fake_run(
+        pytester,
+        "--cordspec-clause",
+        "CORD-INIT-2",
+        "--cordspec-profile",
+        "core",
+        "-p",
+        "no:randomly",
+    )
+    result.assert_outcomes(failed=1, deselected=8)
+    assert reported(pytester)["partial"] == "--clause CORD-INIT-2"
+    result.stdout.fnmatch_lines(
+        [
+            "*why each failed clause failed*",
+            "CORD-INIT-2 failed: test_fake.py::test_fails",
+            "    AssertionError: boom",
+            "    rerun: cordspec run --impl reference --profile core --deviations dev.txt "
+            "--clause CORD-INIT-2*",
+        ]
+    )
+    bad = pytester.runpytest(*QUIET, "--cordspec-clause", "NO-SUCH-1")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR

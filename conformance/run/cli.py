@@ -10,12 +10,16 @@ from __future__ import annotations
 import argparse
 import enum
 import errno
+import functools
 import importlib.metadata
 import importlib.util
 import os
 import re
+import secrets
 import shutil
 import sys
+import tempfile
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -26,6 +30,7 @@ from ..adapters import load_implementation, selected_target
 from ..api import ImplementationError
 from ..harness.hypothesis_home import HOME_VARIABLE, default_home
 from .collect import CollectError, collect_suite
+from .console import Tee
 from .deviations import read_deviations, suite_test_names, unmatched
 from .options import add_run_options
 from .report import check_report_path, clause_columns, fit
@@ -95,6 +100,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     add_run_options(run.add_argument, pytest=False, extra={"--report": {"type": _report_path}})
     run.add_argument(
+        "--output",
+        metavar="FILE",
+        help="write pytest's full output (every traceback) to FILE (default: a new file in the "
+        "temporary directory); the console shows it without the failures' tracebacks, which the "
+        "clause report explains",
+    )
+    run.add_argument(
         "--hypothesis-profile",
         metavar="NAME",
         help="load this registered Hypothesis settings profile",
@@ -107,9 +119,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     clauses = commands.add_parser(
         "clauses",
-        help="list the clauses of the spec",
-        description="List the clauses: id, keyword, profile and the first sentence of the text.",
+        help="list the clauses of the spec, or show some in full",
+        description="List the clauses: id, keyword, profile and the first sentence of the text; "
+        "with clause ids, each of those in full (text, rationale, ExecuTorch's behaviour) and "
+        "the suite tests that check it.",
     )
+    clauses.add_argument("ids", nargs="*", metavar="ID", help="show these clauses in full")
     clauses.add_argument(
         "--profile",
         choices=PROFILES,
@@ -173,6 +188,7 @@ def pytest_args(
     extra: Sequence[str] = (),
     shrink: bool = False,
     timeout: float | None = None,
+    clauses: Sequence[str] = (),
 ) -> list[str]:
     """The pytest command line ``cordspec run`` uses: its options as the plugin spells them
     (``--cordspec-impl``, ...)."""
@@ -188,6 +204,8 @@ def pytest_args(
         args.append("--cordspec-shrink")
     if timeout is not None:
         args += ["--cordspec-timeout", f"{timeout:g}"]
+    for clause in clauses:
+        args += ["--cordspec-clause", clause]
     return [*args, *extra]
 
 
@@ -209,6 +227,10 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     if os.getcwd() not in sys.path:
         sys.path.append(os.getcwd())
     impl = selected_target(args.impl)
+    spec = load_spec()
+    unknown = [c for c in args.clause if c not in spec.clauses]
+    if unknown:
+        raise _Failure(f"--clause {unknown[0]}: no such clause (cordspec clauses lists them)")
     _load(impl)
     deviations = None
     if args.deviations is not None:
@@ -219,12 +241,12 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
             found = read_deviations(path)
         except ValueError as exc:
             raise _Failure(str(exc).replace("\n", "\ncordspec: ")) from None
-        problems = unmatched(found, load_spec().clauses, suite_test_names(SUITE))
+        problems = unmatched(found, spec.clauses, suite_test_names(SUITE))
         if problems:
             raise _Failure("\ncordspec: ".join(["deviations that match nothing:", *problems]))
         deviations = str(path.resolve())
     _check_parallel(extra)
-    extra = isolated(extra)
+    extra = seeded(isolated(extra))
     reports = [str(Path(p).resolve()) for p in args.report]
     argv = pytest_args(
         impl,
@@ -235,10 +257,32 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
         extra,
         args.shrink,
         args.timeout,
+        args.clause,
     )
     os.environ.setdefault(HOME_VARIABLE, str(default_home()))  # no .hypothesis/ left in the cwd
     observer = _Observer()
-    return int(exit_status(pytest.main(argv, plugins=[observer]), observer.partial))
+    output = args.output or _output_file()
+    try:
+        full = open(output, "w", encoding="utf-8")  # noqa: SIM115  # closed below, after the run
+    except OSError as exc:
+        raise _Failure(f"--output {output}: cannot write it: {exc.strerror or exc}") from None
+    with full:
+        tee = Tee(sys.stdout, full)
+        console, sys.stdout = sys.stdout, tee
+        try:
+            status = pytest.main(argv, plugins=[observer])
+        finally:
+            sys.stdout = console
+            tee.flush()
+    print(f"cordspec: pytest's full output (tracebacks and all) is in {output}")
+    return int(exit_status(status, observer.partial))
+
+
+def _output_file() -> str:
+    """A new file for pytest's full output, in the temporary directory: the user's to keep."""
+    fd, path = tempfile.mkstemp(prefix="cordspec-run-", suffix=".log")
+    os.close(fd)
+    return path
 
 
 class _Observer:
@@ -305,6 +349,14 @@ def isolated(extra: Sequence[str]) -> list[str]:
     return ["-n", "1", *more, *extra]
 
 
+def seeded(extra: Sequence[str]) -> list[str]:
+    """``extra`` with a Hypothesis seed chosen for the run unless it names one, so that the command
+    the report gives to rerun one clause draws the same examples."""
+    if any(a.partition("=")[0] == "--hypothesis-seed" for a in extra):
+        return list(extra)
+    return [*extra, f"--hypothesis-seed={secrets.randbelow(2**32)}"]
+
+
 def first_sentence(text: str) -> str:
     """The first sentence of a clause's text, on one line."""
     flat = _one_line(text)
@@ -319,6 +371,25 @@ def clause_lines(clauses: Sequence[Clause], width: int) -> list[str]:
         start = clause_columns(c, id_width)
         lines.append(start + fit(first_sentence(c.text), max(width - len(start), 20)))
     return lines
+
+
+def _in_full(clause: Clause, width: int) -> str:
+    """A clause as ``cordspec clauses ID`` shows it: heading, where it is, its text, rationale
+    and ExecuTorch's behaviour, wrapped to ``width``; then "tests:"."""
+    wrap = functools.partial(textwrap.fill, width=max(width, 40) - 4, initial_indent="  ")
+    wrap = functools.partial(wrap, subsequent_indent="  ")
+    parts = [
+        f"{clause.id} · {clause.keyword} · {clause.profile}",
+        f"  spec/SPEC.md line {clause.line}: {clause.section}"
+        + (f" / {clause.subsection}" if clause.subsection else ""),
+        wrap(_one_line(clause.text)),
+    ]
+    if clause.rationale:
+        parts.append(wrap(f"Rationale: {_one_line(clause.rationale)}"))
+    if clause.executorch:
+        parts.append(wrap(f"ExecuTorch 1.5.1: {_one_line(clause.executorch)}"))
+    parts.append("  tests:")
+    return "\n".join(parts)
 
 
 def _with_tests(clauses: Sequence[Clause], lines: list[str], profile: str) -> list[str]:
@@ -347,9 +418,16 @@ def _clauses(args: argparse.Namespace) -> int:
         raise _Failure(str(exc)) from None
     clauses = spec.in_profile(args.profile) if args.profile else list(spec.clauses.values())
     width = shutil.get_terminal_size(fallback=(100, 24)).columns
-    lines = clause_lines(clauses, width)
-    if args.tests:
-        lines = _with_tests(clauses, lines, args.profile or "strict")
+    if args.ids:
+        unknown = [i for i in args.ids if i not in spec.clauses]
+        if unknown:
+            raise _Failure(f"{unknown[0]}: no such clause (cordspec clauses lists them)")
+        chosen = [spec.clauses[i] for i in dict.fromkeys(args.ids)]
+        lines = _with_tests(chosen, [_in_full(c, width) for c in chosen], "strict")
+    else:
+        lines = clause_lines(clauses, width)
+        if args.tests:
+            lines = _with_tests(clauses, lines, args.profile or "strict")
     try:
         for line in lines:
             print(line)

@@ -75,6 +75,11 @@ RUN_OPTIONS = (
         {"type": float, "default": DEFAULT_TIMEOUT, "metavar": "SECONDS"},
     ),
     RunOption(
+        "--clause",
+        "run only the tests of clause ID (repeatable): a partial run, judged on those clauses",
+        {"action": "append", "default": [], "metavar": "ID"},
+    ),
+    RunOption(
         "--deviations",
         "file of known deviations (default: the built-in adapter's own list, if any)",
         {"metavar": "FILE"},

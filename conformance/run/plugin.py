@@ -8,6 +8,7 @@ import gc
 import hashlib
 import json
 import re
+import shlex
 import signal
 import threading
 from collections.abc import Generator, Iterator
@@ -211,6 +212,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             reason = "; ".join(f"{d.target}: {d.reason}" for d in known)
             item.add_marker(pytest.mark.xfail(strict=True, reason=f"{DEVIATION_PREFIX}{reason}"))
         keep.append(item)
+    chosen = set(config.getoption("cordspec_clause") or ())
+    unknown = sorted(chosen - set(spec.clauses))
+    if unknown:
+        raise pytest.UsageError(f"--cordspec-clause {unknown[0]}: no such clause")
+    if chosen:  # --clause: only the tests naming one of those clauses
+        dropped += [i for i in keep if not chosen & set(clause_ids(i))]
+        keep = [i for i in keep if chosen & set(clause_ids(i))]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
@@ -402,6 +410,7 @@ def _restriction(config: pytest.Config) -> str:
             parts.append(f"{flag} {value!r}")
     for nodeid in config.getoption("deselect", default=None) or []:
         parts.append(f"--deselect {nodeid}")
+    parts.extend(f"--clause {c}" for c in config.getoption("cordspec_clause", default=None) or [])
     return " ".join(parts)
 
 
@@ -463,6 +472,24 @@ class _Reporter:
         header = make_header(impl, profile, spec, implementation, error, partial=partial)
         return build_report(spec, header, self.collector.results(), self._declared())
 
+    def _rerun(self, clause: str) -> str:
+        """The command that runs the tests of ``clause`` again, as this run ran them (same
+        implementation, profile, deviations and Hypothesis seed)."""
+        config = self.config
+        report = self.report
+        seed = config.getoption("hypothesis_seed", default=None)
+        pytest_extra = [f"--hypothesis-seed={seed}"] if seed is not None else []
+        if report is not None and report.header.impl.startswith(OVERRIDE_PREFIX):
+            tree = report.header.impl[len(OVERRIDE_PREFIX) :].split("; ")[0]
+            return shlex.join(["pytest", tree, "--cordspec-clause", clause, *pytest_extra])
+        args = ["cordspec", "run", "--impl", selected_target(config.getoption("cordspec_impl"))]
+        args += ["--profile", config.getoption("cordspec_profile")]
+        deviations = config.getoption("cordspec_deviations")
+        if deviations:
+            args += ["--deviations", deviations]
+        args += ["--clause", clause]
+        return shlex.join([*args, "--", *pytest_extra] if pytest_extra else args)
+
     def _declared(self) -> dict[str, str]:
         """The clauses the deviations file declares, with their reasons."""
         return {c: d.reason for c, d in declared_clauses(_deviations(self.config)).items()}
@@ -511,6 +538,11 @@ class _Reporter:
             tr.write_line(line, bold=True, **{colour[verdict.kind]: True})
         for line in report.exit_lines():
             tr.write_line(line, red=True)
+        why = report.why_lines(self._rerun, width)
+        if why:
+            tr.write_sep("-", "why each failed clause failed", fullwidth=width)
+            for line in why:
+                tr.write_line(line)
         for path in self.written:
             tr.write_line(f"cordspec report written to {path}")
         for error in self.errors:

@@ -35,7 +35,7 @@ import importlib.metadata
 import json
 import os
 import textwrap
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from importlib import resources
@@ -165,6 +165,9 @@ class Result:
     blocked_by: tuple[str, ...] = ()
     """For a blocked failure (see :func:`with_reliance`): the relied-on clauses that failed in
     tests of their own; ``failed_clauses`` then names them too."""
+    message: str = field(default="", compare=False)
+    """A failure's whole message (what was expected, what happened, the scenario), for the
+    console's account of why a clause failed; ``reason`` is its first line."""
 
     def fails(self, clause: str) -> bool:
         """Whether this result fails ``clause``."""
@@ -273,11 +276,19 @@ def _outcome(report: pytest.TestReport) -> tuple[Outcome, str] | None:
     return None
 
 
+def _failure_message(report: pytest.TestReport) -> str:
+    """The whole message of a failure: its exception's text (pytest's crash message)."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    message = getattr(crash, "message", None)
+    return message.strip() if isinstance(message, str) else str(report.longrepr or "").strip()
+
+
 @dataclass
 class _Partial:
     clauses: tuple[str, ...]
     outcome: Outcome | None = None
     reason: str = ""
+    message: str = ""
     failed_clauses: tuple[str, ...] = ()
     relies_on: tuple[str, ...] = ()
     blocked_by: tuple[str, ...] = ()
@@ -303,6 +314,7 @@ class Collector:
             partial.reason = (
                 f"crashed: the process running it died ({_one_line(str(report.longrepr))})"
             )
+            partial.message = partial.reason
             return
         if clauses is None:
             return
@@ -314,6 +326,8 @@ class Collector:
             return
         if implied[0] is Outcome.FAILED or partial.outcome is None:
             partial.outcome, partial.reason = implied
+            if implied[0] is Outcome.FAILED:
+                partial.message = _failure_message(report)
             if implied[0] in (Outcome.FAILED, Outcome.DEVIATION):
                 partial.failed_clauses = _clauses(report, FAILED_CLAUSES_PROPERTY) or ()
                 partial.blocked_by = _clauses(report, BLOCKED_PROPERTY) or ()
@@ -335,6 +349,7 @@ class Collector:
                 p.failed_clauses,
                 p.relies_on,
                 p.blocked_by,
+                p.message,
             )
             for nodeid, p in sorted(self._tests.items())
         ]
@@ -781,6 +796,34 @@ class Report:
                 row = f"{row}  {fit(reason, width - len(row) - 2)}"
             rows.append(row.rstrip())
         return rows
+
+    def why_lines(
+        self, rerun: Callable[[str], str] | None = None, width: int = 100, most: int = 12
+    ) -> list[str]:
+        """For each failed clause, once: the test whose check failed, its message (at most
+        ``most`` lines, each cut to ``width``), and ``rerun(clause)``, the command that runs that
+        clause again. A message already shown for an earlier clause is referred to, not
+        repeated."""
+        lines: list[str] = []
+        shown: dict[str, str] = {}
+        for c in self.clauses:
+            if c.status not in (Status.FAILED, Status.DEVIATION_FIXED):
+                continue
+            test = next((t for t in c.tests if t.fails(c.clause.id)), None)
+            if test is None:  # a declared deviation that was fixed: the reason says so
+                lines.append(f"{c.clause.id} {c.status.value}: {fit(c.reason, width)}")
+            elif test.nodeid in shown:
+                lines.append(f"{c.clause.id} failed: {test.nodeid}, as {shown[test.nodeid]} above")
+            else:
+                shown[test.nodeid] = c.clause.id
+                lines.append(f"{c.clause.id} failed: {test.nodeid}")
+                message = [ln for ln in (test.message or test.reason).splitlines() if ln.strip()]
+                lines += [f"    {fit(line, width - 4)}" for line in message[:most]]
+                if len(message) > most:
+                    lines.append(f"    ... ({len(message) - most} more lines in the full output)")
+            if rerun is not None:
+                lines.append(f"    rerun: {rerun(c.clause.id)}")
+        return lines
 
     def exit_lines(self) -> list[str]:
         """Why the run fails although the verdict does not, if it does."""
