@@ -811,12 +811,14 @@ class Report:
                 continue
             test = next((t for t in c.tests if t.fails(c.clause.id)), None)
             if test is None:  # a declared deviation that was fixed: the reason says so
-                lines.append(f"{c.clause.id} {c.status.value}: {fit(c.reason, width)}")
+                lines.append(fit(f"{c.clause.id} {c.status.value}: {c.reason}", width))
             elif test.nodeid in shown:
-                lines.append(f"{c.clause.id} failed: {test.nodeid}, as {shown[test.nodeid]} above")
+                lines.append(
+                    fit(f"{c.clause.id} failed: {test.nodeid}, as {shown[test.nodeid]}", width)
+                )
             else:
                 shown[test.nodeid] = c.clause.id
-                lines.append(f"{c.clause.id} failed: {test.nodeid}")
+                lines.append(fit(f"{c.clause.id} failed: {test.nodeid}", width))
                 message = [ln for ln in (test.message or test.reason).splitlines() if ln.strip()]
                 lines += [f"    {fit(line, width - 4)}" for line in message[:most]]
                 if len(message) > most:
