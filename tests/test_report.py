@@ -26,6 +26,7 @@ from conformance.run.report import (
     build_report,
     clause_results,
     clause_status,
+    first_sentence,
     make_header,
     report_format,
     report_schema,
@@ -192,7 +193,10 @@ def test_conforms() -> None:
 
 def test_should_and_may_clauses_never_change_the_verdict() -> None:
     failing_should = report("core", *ALL_CORE_PASS, result(F, "A-3"))
-    assert failing_should.verdict.text == "CONFORMS (2/2)"
+    assert failing_should.verdict.kind is Kind.CONFORMS
+    # ...which says the SHOULD clauses that failed
+    assert failing_should.verdict.text == "CONFORMS (2/2); SHOULD FAILED: A-3"
+    assert failing_should.verdict.to_json()["should_failed"] == ["A-3"]
     assert statuses(failing_should)["A-3"] == "failed"
     # ...but a failed test still fails the run
     assert not failing_should.exit_ok
@@ -474,7 +478,7 @@ def test_json_content() -> None:
     assert data["implementation"] == {"name": "impl", "version": "1.0", "impl": "impl.module"}
     assert (data["profile"], data["spec_version"]) == ("strict", "9.9")
     assert data["verdicts"]["strict"] == {
-        "verdict": "DOES NOT CONFORM (0 failed, 1 untested)",
+        "verdict": "DOES NOT CONFORM (0 failed, 1 untested); SHOULD FAILED: A-3",
         "covers": "strict",
         "without": [],
         "result": "does-not-conform",
@@ -485,6 +489,7 @@ def test_json_content() -> None:
         "untested": 1,
         "not_applicable": 0,
         "not_run": 0,
+        "should_failed": ["A-3"],
     }
     assert [(c["id"], c["status"], c["section"]) for c in data["clauses"]] == [
         ("A-1", "passed", "2. Things"),
@@ -663,7 +668,11 @@ def test_plugin_reports_every_status(pytester: pytest.Pytester) -> None:
     assert {k: got[k] for k in EXPECTED} == EXPECTED
     spec = load_spec()
     assert [c["id"] for c in data["clauses"]] == [c.id for c in spec.in_profile("strict")]
-    assert set(got.values()) - set(EXPECTED.values()) == {("untested", "")}
+    rest = set(got.values()) - set(EXPECTED.values())
+    explained = {c.id: c.untested for c in load_spec().clauses.values() if c.untested}
+    assert explained  # NDS-ALIGN-3: the spec says why no test can check it
+    assert {got[c] for c in explained} == {("not testable here", why) for why in explained.values()}
+    assert rest - {got[c] for c in explained} == {("untested", "")}, rest
     assert list(data["verdicts"]) == ["core", "strict"]
     assert data["implementation"]["name"] == "reference"
     jsonschema.Draft202012Validator(SCHEMA).validate(data)
@@ -1143,3 +1152,17 @@ def test_one_clause_runs_alone_and_its_failure_says_why(pytester: pytest.Pyteste
     )
     bad = pytester.runpytest(*QUIET, "--cordspec-clause", "NO-SUCH-1")
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_a_report_explains_itself() -> None:
+    """A legend of every status, and each clause's first sentence and where to read the rest."""
+    rep = report("strict", *MIXED)
+    md = rep.to_markdown()
+    for status in Status:
+        assert f"- **{status.value}**: " in md, status
+    clause = SPEC.clauses["A-1"]
+    assert f"| {first_sentence(clause.text)} (line {clause.line}) |" in md
+    data = rep.to_json()
+    assert data["clauses"][0]["text"] == " ".join(clause.text.split())
+    assert data["clauses"][0]["spec_line"] == clause.line
+    jsonschema.Draft202012Validator(SCHEMA).validate(data)

@@ -33,14 +33,13 @@ from .collect import CollectError, collect_suite
 from .console import Tee
 from .deviations import read_deviations, suite_test_names, unmatched
 from .options import add_run_options
-from .report import check_report_path, clause_columns, fit
+from .report import check_report_path, clause_columns, first_sentence, fit
 from .spec import PROFILES, Clause, SpecError, load_spec
 
 __all__ = ["EXIT_HELP", "Exit", "exit_status", "isolated", "main", "pytest_args"]
 
 INI = Path(__file__).parents[1] / "cordspec.ini"
 SUITE = Path(suite.__file__).parent
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*(\"])")
 
 
 class Exit(enum.IntEnum):
@@ -355,12 +354,6 @@ def seeded(extra: Sequence[str]) -> list[str]:
     if any(a.partition("=")[0] == "--hypothesis-seed" for a in extra):
         return list(extra)
     return [*extra, f"--hypothesis-seed={secrets.randbelow(2**32)}"]
-
-
-def first_sentence(text: str) -> str:
-    """The first sentence of a clause's text, on one line."""
-    flat = _one_line(text)
-    return _SENTENCE_END.split(flat, maxsplit=1)[0]
 
 
 def clause_lines(clauses: Sequence[Clause], width: int) -> list[str]:

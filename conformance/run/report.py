@@ -34,6 +34,7 @@ import enum
 import importlib.metadata
 import json
 import os
+import re
 import textwrap
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -71,6 +72,7 @@ __all__ = [
     "check_report_path",
     "clause_results",
     "clause_status",
+    "first_sentence",
     "make_header",
     "report_format",
     "report_schema",
@@ -101,6 +103,8 @@ INTERRUPTED_LINE = "INTERRUPTED: the run was stopped before it ended; no verdict
 """What a report of an interrupted run says at its top, and in place of its verdicts."""
 REQUIRED = ("MUST", "MUST NOT")
 """The keywords whose clauses decide a verdict."""
+RECOMMENDED = ("SHOULD", "SHOULD NOT")
+"""The keywords whose failed clauses a verdict names, without changing it."""
 FORMATS = {".md": "markdown", ".json": "json"}
 """Report formats by file suffix."""
 REPORT_FORMAT = "cordspec-report/1"
@@ -141,6 +145,8 @@ class Status(str, enum.Enum):
     UNTESTED = "untested"
     NOT_RUN = "not run"
     """A partial run left out every test of the clause."""
+    NOT_TESTABLE = "not testable here"
+    """No test of this suite can check the clause; the spec says why (its *Untested:* note)."""
     DEVIATION_FIXED = "deviation fixed"
     """Declared as a deviation (a clause line), yet none of its checks failed: it fails the run
     until the line is removed, as a strict xfail that passes does."""
@@ -512,6 +518,8 @@ def clause_results(
         if clause.id in needs:
             part = needs[clause.id]
             status, reason = Status.NOT_APPLICABLE, f"needs {part}: {why[part]}"
+        elif not tests and clause.untested:
+            status, reason = Status.NOT_TESTABLE, clause.untested
         elif partial and not tests:
             status, reason = Status.NOT_RUN, "no test of it was selected"
         else:
@@ -550,6 +558,9 @@ class Verdict:
     without: tuple[str, ...] = ()
     """The optional parts the implementation lacks (SPEC.md section 1.1): what the verdict does
     not cover."""
+    should_failed: tuple[str, ...] = ()
+    """The SHOULD and SHOULD NOT clauses of the profile that failed: no part of the verdict,
+    which says them all the same."""
 
     @property
     def covers(self) -> str:
@@ -567,7 +578,11 @@ class Verdict:
     @property
     def text(self) -> str:
         text = self._text()
-        return f"{text}, PARTIAL RUN: {self.not_run} not run" if self.not_run else text
+        if self.not_run:
+            text = f"{text}, PARTIAL RUN: {self.not_run} not run"
+        if self.should_failed:
+            text += f"; SHOULD FAILED: {', '.join(self.should_failed)}"
+        return text
 
     def _text(self) -> str:
         kind = self.kind
@@ -593,6 +608,7 @@ class Verdict:
             "untested": self.untested,
             "not_applicable": self.not_applicable,
             "not_run": self.not_run,
+            "should_failed": list(self.should_failed),
         }
 
 
@@ -611,19 +627,30 @@ def verdict(
     saying it covers the implementation without the ``absent`` capabilities (their values)."""
     wanted = profiles_within(profile)
     counts = dict.fromkeys(Status, 0)
+    should_failed: list[str] = []
+    failing = (Status.FAILED, Status.DEVIATION_FIXED)
     for result in results:
-        if result.clause.profile in wanted and result.clause.keyword in REQUIRED:
+        clause = result.clause
+        if clause.profile in wanted and clause.keyword in REQUIRED:
             counts[result.status] += 1
+        elif (
+            clause.profile in wanted and clause.keyword in RECOMMENDED and result.status in failing
+        ):
+            should_failed.append(clause.id)
     return Verdict(
         profile=profile,
         passed=counts[Status.PASSED],
-        applicable=sum(counts.values()) - counts[Status.NOT_APPLICABLE] - counts[Status.NOT_RUN],
+        applicable=sum(counts.values())
+        - counts[Status.NOT_APPLICABLE]
+        - counts[Status.NOT_RUN]
+        - counts[Status.NOT_TESTABLE],
         failed=counts[Status.FAILED] + counts[Status.DEVIATION_FIXED],
         deviations=counts[Status.DEVIATION],
         untested=counts[Status.UNTESTED],
         not_applicable=counts[Status.NOT_APPLICABLE],
         not_run=counts[Status.NOT_RUN],
         without=_without(absent),
+        should_failed=tuple(should_failed),
     )
 
 
@@ -715,6 +742,30 @@ def fit(text: str, width: int) -> str:
 def clause_columns(clause: Clause, id_width: int) -> str:
     """The start of a clause's row in a terminal listing: id, keyword and profile, aligned."""
     return f"{clause.id:<{id_width}}  {clause.keyword:<8}  {clause.profile:<6}  "
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*(\"])")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a clause's text, on one line."""
+    return _SENTENCE_END.split(" ".join(text.split()), maxsplit=1)[0]
+
+
+STATUS_MEANINGS = {
+    Status.PASSED: "its tests ran and passed (the clause's checks held)",
+    Status.FAILED: "a check of it failed; the reason names the test and its message",
+    Status.DEVIATION: "a declared deviation: a check of it failed, as the deviations file says",
+    Status.NOT_APPLICABLE: "it needs an optional part (SPEC.md section 1.1) the implementation "
+    "lacks",
+    Status.UNTESTED: "no test of it ran to its end (skipped, or stopped at another clause's "
+    "failure): it counts against the verdict",
+    Status.NOT_RUN: "a partial run (--clause, -k, -m) left out every test of it",
+    Status.DEVIATION_FIXED: "declared as a deviation, yet no check of it failed: remove the "
+    "line; it fails the run",
+    Status.NOT_TESTABLE: "no test of this suite can check it; the reason is the spec's",
+}
+"""What each status means: the legend of a Markdown report."""
 
 
 def _cell(text: str) -> str:
@@ -863,6 +914,8 @@ class Report:
                     "keyword": c.clause.keyword,
                     "profile": c.clause.profile,
                     "section": c.clause.section,
+                    "text": " ".join(c.clause.text.split()),
+                    "spec_line": c.clause.line,
                     "status": c.status.value,
                     "reason": c.reason,
                     "tests": [
@@ -923,7 +976,13 @@ class Report:
             "but do not change a verdict.",
         ]
         lines += [f"\n{line}." for line in self.exit_lines()]
-        lines += ["", "## Clauses"]
+        lines += ["", "## Statuses", ""]
+        lines += [f"- **{s.value}**: {STATUS_MEANINGS[s]}" for s in Status]
+        lines += ["", "## Clauses", ""]
+        lines.append(
+            "Each row gives the clause's first sentence; `spec/SPEC.md` (line given) has the rest, "
+            "and `cordspec clauses ID` prints it with the clause's tests."
+        )
         section = None
         for c in self.clauses:
             if c.clause.section != section:
@@ -932,12 +991,13 @@ class Report:
                     "",
                     f"### {_cell(section) or '(no section)'}",
                     "",
-                    "| Clause | Keyword | Profile | Status | Tests | Reason |",
-                    "| --- | --- | --- | --- | --- | --- |",
+                    "| Clause | Keyword | Profile | Status | Tests | Reason | Requirement |",
+                    "| --- | --- | --- | --- | --- | --- | --- |",
                 ]
+            requirement = f"{first_sentence(c.clause.text)} (line {c.clause.line})"
             lines.append(
                 f"| {c.clause.id} | {c.clause.keyword} | {c.clause.profile} | {c.status.value} "
-                f"| {len(c.tests)} | {_cell(c.reason)} |"
+                f"| {len(c.tests)} | {_cell(c.reason)} | {_cell(requirement)} |"
             )
         unusual = [r for r in self.results if r.outcome is not Outcome.PASSED]
         if unusual:
