@@ -681,3 +681,21 @@ def test_a_port_that_hangs_or_crashes_gets_a_verdict(impl: str, why: str, tmp_pa
     assert write["status"] == "failed" and why in write["reason"], write
     assert clauses["CORD-INIT-1"]["status"] in ("passed", "failed"), clauses["CORD-INIT-1"]
     assert "DOES NOT CONFORM" in run.json("r.json")["verdicts"]["core"]["verdict"]
+
+
+def test_a_one_bug_port_gets_a_short_console_that_says_why(tmp_path: Path) -> None:
+    """The whole console output of a port with one bug fits 320 lines, clause table included; each
+    failed clause says its failing check and how to rerun it; the full output is in a file."""
+    run = cordspec("run", "--impl", "tests.impls.broken_cord", "--output", "full.log", cwd=tmp_path)
+    assert run.code == 1, run.why()
+    lines = run.out.splitlines()
+    assert len(lines) <= 320, len(lines)
+    assert (
+        "CORD-WRITE-1 failed: suite/test_cord.py::TestWrite::test_order_into_a_real_file" in lines
+    )
+    rerun = [line for line in lines if line.startswith("    rerun: ")]
+    assert rerun and all("--hypothesis-seed=" in line for line in rerun), rerun
+    assert f"is in {tmp_path / 'full.log'}" in lines[-1] or "full.log" in lines[-1], lines[-1]
+    assert not any(line.startswith("E   ") for line in lines)  # pytest's failure details
+    full = (tmp_path / "full.log").read_text("utf-8")
+    assert " FAILURES " in full and any(ln.startswith("E   ") for ln in full.splitlines())
