@@ -1140,7 +1140,11 @@ def test_one_clause_runs_alone_and_its_failure_says_why(pytester: pytest.Pyteste
         "no:randomly",
     )
     result.assert_outcomes(failed=1, deselected=8)
-    assert reported(pytester)["partial"] == "--clause CORD-INIT-2"
+    data = reported(pytester)
+    assert data["partial"] == "--clause CORD-INIT-2"
+    statuses = {c["id"]: c["status"] for c in data["clauses"]}
+    assert statuses["CORD-INIT-2"] == "failed"
+    assert {s for c, s in statuses.items() if c != "CORD-INIT-2"} == {"not run"}
     result.stdout.fnmatch_lines(
         [
             "*why each failed clause failed*",

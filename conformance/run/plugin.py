@@ -460,7 +460,11 @@ class _Reporter:
                 chosen = f"{chosen}; {other[2]}"
             header = make_header(chosen, profile, spec, None, partial=partial)
             header = dataclasses.replace(
-                header, implementation=name, version=version, absent=tuple(map(tuple, absent))
+                header,
+                implementation=name,
+                version=version,
+                absent=tuple(map(tuple, absent)),
+                chosen=tuple(config.getoption("cordspec_clause") or ()),
             )
             return build_report(spec, header, self.collector.results(), self._declared())
         impl = selected_target(config.getoption("cordspec_impl"))
@@ -470,6 +474,9 @@ class _Reporter:
         except Exception as exc:  # described in the report; the tests already said what failed
             implementation, error = None, f"{type(exc).__name__}: {exc}"
         header = make_header(impl, profile, spec, implementation, error, partial=partial)
+        header = dataclasses.replace(
+            header, chosen=tuple(config.getoption("cordspec_clause") or ())
+        )
         return build_report(spec, header, self.collector.results(), self._declared())
 
     def _rerun(self, clause: str) -> str:

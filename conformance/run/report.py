@@ -36,7 +36,7 @@ import json
 import os
 import re
 import textwrap
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from importlib import resources
@@ -496,6 +496,7 @@ def clause_results(
     absent: Sequence[tuple[str, str]] = (),
     partial: bool = False,
     declared: Mapping[str, str] | None = None,
+    chosen: Collection[str] = (),
 ) -> list[ClauseResult]:
     """The status of every clause of ``profile``, in document order. A clause that needs an
     optional part among ``absent`` ((capability, reason) pairs) is not applicable whatever its
@@ -518,6 +519,8 @@ def clause_results(
         if clause.id in needs:
             part = needs[clause.id]
             status, reason = Status.NOT_APPLICABLE, f"needs {part}: {why[part]}"
+        elif chosen and clause.id not in chosen:
+            status, reason = Status.NOT_RUN, "not chosen by --clause"
         elif not tests and clause.untested:
             status, reason = Status.NOT_TESTABLE, clause.untested
         elif partial and not tests:
@@ -678,6 +681,8 @@ class Header:
     """How the run was narrowed (``-k 'merge'``), or "" for a whole run."""
     interrupted: bool = False
     """The run was stopped (Ctrl-C) before it ended: a report of it gives no verdict."""
+    chosen: tuple[str, ...] = ()
+    """The clauses ``--clause`` chose: the run judges those alone (the others are *not run*)."""
 
     @property
     def chosen_by(self) -> str:
@@ -1040,6 +1045,7 @@ def build_report(
         header.absent,
         partial=bool(header.partial),
         declared=declared,
+        chosen=header.chosen,
     )
     chosen = profiles_within(header.profile)
     return Report(
