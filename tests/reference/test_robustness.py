@@ -19,7 +19,12 @@ import pytest
 
 import reference.file_backed as file_backed
 from conformance.harness.child import dead_pid
-from conformance.harness.interrupts import deliver_sigint, interrupting, open_descriptors
+from conformance.harness.interrupts import (
+    deliver_sigint,
+    interrupting,
+    open_descriptors,
+    sigint_handler,
+)
 from reference import Cord, FileBackedData, FileChangedError
 from reference.sweep import sweep
 from tests.children import REPO, subprocess_env
@@ -111,12 +116,12 @@ def test_a_failure_while_an_interrupt_is_deferred_raises_the_interrupt() -> None
         raise OSError(errno.EIO, "failed")
 
     with interrupting():
-        handler = signal.getsignal(signal.SIGINT)  # whatever this process started with
+        handler = signal.getsignal(signal.SIGINT)  # the block's, which raises as Python's does
         with pytest.raises(KeyboardInterrupt) as raised:
             file_backed._atomically(fail, lambda _: None)
         after = signal.getsignal(signal.SIGINT)
     assert isinstance(raised.value.__context__, OSError)
-    assert after is handler is signal.default_int_handler
+    assert after is handler is sigint_handler
 
 
 def test_nothing_is_deferred_outside_the_main_thread(tmp_path: Path) -> None:
