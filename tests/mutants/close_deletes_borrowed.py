@@ -7,7 +7,7 @@ deletes the caller's file.
 from __future__ import annotations
 
 import reference
-from reference.file_backed import _remove_if_same
+from reference.ownership import _remove_if_same
 
 from . import implementation
 

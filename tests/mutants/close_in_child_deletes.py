@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 
 import reference
-from reference.file_backed import _close_fd, _remove_if_same, _unregister
+from reference.ownership import _close_fd, _remove_if_same, _unregister
 
 from . import implementation
 

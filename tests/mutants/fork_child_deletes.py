@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import weakref
 
-from reference.file_backed import _release
+from reference.ownership import _release
 
 from . import implementation
 from ._base import Owners

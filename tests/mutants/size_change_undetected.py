@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 
 import reference
-from reference.file_backed import _VerifiedReader
+from reference.verified_reader import _VerifiedReader
 
 from . import implementation
 

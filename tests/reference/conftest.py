@@ -1,7 +1,7 @@
 """Fixtures for the tests of the reference implementation.
 
 Checks here are independent of the object under test: files are inspected with ``os``/``pathlib``,
-digests with ``hashlib``, reads are counted by a spy on ``open`` in ``reference.file_backed``.
+digests with ``hashlib``, reads are counted by a spy on ``open`` in ``reference.verified_reader``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 
 import reference.file_backed as file_backed
+import reference.ownership as ownership
+import reference.verified_reader as verified_reader
 from reference import NamedDataStore
 
 MakeFile = Callable[..., Path]
@@ -49,7 +51,7 @@ def make_sparse(tmp_path: Path) -> Callable[[str, int], Path]:
 
 
 class ReadSpy:
-    """Counts the files ``reference.file_backed`` opens and the bytes it reads from them."""
+    """Counts the files ``reference.verified_reader`` opens and the bytes it reads from them."""
 
     def __init__(self) -> None:
         self.opened: list[str] = []
@@ -87,15 +89,15 @@ class _CountingFileIO(io.FileIO):
 
 @pytest.fixture
 def read_spy(monkeypatch: pytest.MonkeyPatch) -> ReadSpy:
-    """Replace ``open`` as seen by ``reference.file_backed`` (the only place it reads files)."""
+    """Replace ``open`` as seen by ``reference.verified_reader`` (the only place it reads files)."""
     spy = ReadSpy()
-    monkeypatch.setattr(file_backed, "open", spy.open, raising=False)
+    monkeypatch.setattr(verified_reader, "open", spy.open, raising=False)
     return spy
 
 
 def live_owners() -> list[file_backed.FileBackedData]:
-    with file_backed._owners_lock:
-        refs = list(file_backed._owners.values())
+    with ownership._owners_lock:
+        refs = list(ownership._owners.values())
     return [o for o in (r() for r in refs) if o is not None and not o.closed]
 
 

@@ -18,6 +18,7 @@ import pytest
 
 import reference.file_backed as file_backed
 import reference.named_data as named_data
+import reference.placeholders as placeholders
 from reference import Cord, DataEntry, FileBackedData, NamedDataStore, NamedDataStoreOutput
 from reference.file_backed import CHUNK_SIZE, FileChangedError
 
@@ -309,10 +310,10 @@ def test_a_file_open_for_reading(make_file, tmp_path, monkeypatch) -> None:
 
 def test_the_owner_tag_is_computed_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
     made: list[int] = []
-    real = file_backed._make_tag
-    monkeypatch.setattr(file_backed, "_tag", (-1, ""))
-    monkeypatch.setattr(file_backed, "_make_tag", lambda pid: made.append(pid) or real(pid))
-    assert file_backed._owner_tag() == file_backed._owner_tag()
+    real = placeholders._make_tag
+    monkeypatch.setattr(placeholders, "_tag", (-1, ""))
+    monkeypatch.setattr(placeholders, "_make_tag", lambda pid: made.append(pid) or real(pid))
+    assert placeholders._owner_tag() == placeholders._owner_tag()
     assert made == [os.getpid()]
 
 

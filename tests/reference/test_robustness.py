@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 
-import reference.file_backed as file_backed
+import reference.deferral as deferral
+import reference.ownership as ownership
+import reference.verified_reader as verified_reader
 from conformance.harness.child import dead_pid
 from conformance.harness.interrupts import deliver_sigint, interrupting, open_descriptors
 from reference import Cord, FileBackedData, FileChangedError
@@ -32,14 +34,14 @@ def _source(tmp_path: Path, data: bytes = b"data" * 100) -> Path:
 
 
 def test_the_registry_lock_is_new_after_fork() -> None:
-    before = file_backed._owners_lock
-    file_backed._reset_after_fork()
+    before = ownership._owners_lock
+    ownership._reset_after_fork()
     try:
-        assert file_backed._owners_lock is not before
-        with file_backed._owners_lock:  # a lock, free
+        assert ownership._owners_lock is not before
+        with ownership._owners_lock:  # a lock, free
             pass
     finally:
-        file_backed._owners_lock = before
+        ownership._owners_lock = before
 
 
 def test_an_interrupt_after_the_move_puts_the_source_back(
@@ -90,7 +92,7 @@ def test_an_interrupt_in_the_owning_constructor_leaves_the_file_unowned(tmp_path
     source = _source(tmp_path)
     with pytest.raises(KeyboardInterrupt), interrupting({5}):  # after the held descriptor's fstat
         FileBackedData(str(source), cleanup=True)
-    assert file_backed._owners == {}
+    assert ownership._owners == {}
     assert source.exists()
 
 
@@ -113,7 +115,7 @@ def test_a_failure_while_an_interrupt_is_deferred_raises_the_interrupt() -> None
     with interrupting():
         handler = signal.getsignal(signal.SIGINT)  # whatever this process started with
         with pytest.raises(KeyboardInterrupt) as raised:
-            file_backed._atomically(fail, lambda _: None)
+            deferral._atomically(fail, lambda _: None)
         after = signal.getsignal(signal.SIGINT)
     assert isinstance(raised.value.__context__, OSError)
     assert after is handler is signal.default_int_handler
@@ -135,7 +137,7 @@ def test_release_at_exit_removes_every_owned_file_and_ignores_sigint(tmp_path: P
     blobs = [FileBackedData.move_from(str(_source(tmp_path, bytes([i])))) for i in range(3)]
     with interrupting(range(1000)):  # SIGINT before and after every call of the release
         handler = signal.getsignal(signal.SIGINT)
-        file_backed._release_all_at_exit()
+        ownership._release_all_at_exit()
         after = signal.getsignal(signal.SIGINT)
     assert after is handler  # put back once the release is over
     assert os.listdir(tmp_path) == []
@@ -146,7 +148,7 @@ def test_release_at_exit_removes_every_owned_file_and_ignores_sigint(tmp_path: P
 
 def test_release_at_exit_outside_the_main_thread(tmp_path: Path) -> None:
     blob = FileBackedData.move_from(str(_source(tmp_path)))
-    thread = threading.Thread(target=file_backed._release_all_at_exit)
+    thread = threading.Thread(target=ownership._release_all_at_exit)
     thread.start()
     thread.join()
     assert os.listdir(tmp_path) == []
@@ -175,7 +177,7 @@ def test_a_file_replaced_between_stat_and_open_is_refused(
     with pytest.raises(FileChangedError, match="replaced while it was being wrapped"):
         FileBackedData(str(source), cleanup=True)
     monkeypatch.undo()
-    assert file_backed._owners == {}
+    assert ownership._owners == {}
     assert source.exists()
 
 
@@ -229,11 +231,11 @@ def test_release_at_exit_skips_an_entry_whose_owner_is_gone(tmp_path: Path) -> N
         pass
 
     dead = weakref.ref(Gone())  # collected at once: a registry entry no live owner holds
-    file_backed._owners[(0, 0)] = dead  # type: ignore[assignment]  # any dead reference will do
+    ownership._owners[(0, 0)] = dead  # type: ignore[assignment]  # any dead reference will do
     try:
-        file_backed._release_all_at_exit()
+        ownership._release_all_at_exit()
     finally:
-        del file_backed._owners[(0, 0)]
+        del ownership._owners[(0, 0)]
 
 
 def _sparse(path: Path, size: int, head: bytes, tail: bytes) -> Path:
@@ -278,7 +280,7 @@ def test_a_kernel_copy_that_stops_in_a_data_range(
 ) -> None:
     source = _sparse(tmp_path / "s.bin", 1 << 20, b"h" * 10, b"t" * 10)
     blob = FileBackedData(str(source))
-    monkeypatch.setattr(file_backed, "_kernel_copies", lambda: [])
+    monkeypatch.setattr(verified_reader, "_kernel_copies", lambda: [])
     assert _written(blob, tmp_path / "out.bin") == source.read_bytes()
     blob.close()
 
@@ -418,7 +420,7 @@ def test_close_forgets_the_owner(tmp_path: Path) -> None:
     blob = FileBackedData.move_from(_source(tmp_path))
     identity = blob._identity
     blob.close()
-    assert identity not in file_backed._owners  # not kept until the closed object is collected
+    assert identity not in ownership._owners  # not kept until the closed object is collected
 
 
 def test_a_sigint_ignored_stays_ignored_through_a_move(
