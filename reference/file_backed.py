@@ -21,8 +21,8 @@ from types import TracebackType
 from typing import NoReturn
 
 from .deferral import _atomically
+from .location import FileChangedError, Identity, Location, identity_of, locate, place_of
 from .ownership import (
-    _close_fd,
     _owner_of,
     _register,
     _release,
@@ -32,7 +32,6 @@ from .ownership import (
 from .placeholders import PLACEHOLDER_PREFIX, PLACEHOLDER_SUFFIX, _owner_tag
 from .verified_reader import (
     CHUNK_SIZE,
-    FileChangedError,
     Writable,
     _os_file,
     _VerifiedReader,
@@ -54,7 +53,6 @@ __all__ = [
 ]
 
 _DIGEST_SIZE = hashlib.sha256().digest_size
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
 
 
 def _check_path(path: object) -> str:
@@ -111,48 +109,44 @@ class FileBackedData:
             self._init(checked, st, digest, False)
 
     def _init(
-        self, path: str, st: os.stat_result, digest: bytes | None, owner: bool, fd: int = -1
+        self,
+        path: str,
+        st: os.stat_result,
+        digest: bytes | None,
+        owner: bool,
+        location: Location | None = None,
     ) -> None:
-        """Hold a descriptor of the file ``st`` describes (FBD-IDENT-1; ``fd`` when the caller
-        opened one, which stays the caller's to close on failure), and register as its owner when
-        ``owner``; on failure nothing is left held or registered."""
-        self._path = path
-        self._size = st.st_size
-        self._identity = (st.st_dev, st.st_ino)
+        """Record where the file ``st`` describes is (``location`` when the caller found it, and
+        ``st`` is then the file's status there) and which file it is (FBD-IDENT-1), holding no
+        descriptor (FBD-IDENT-2), and register as its owner when ``owner``; on failure nothing is
+        left registered."""
+        if location is None:
+            location, found = locate(path, st, follow=not owner)
+        else:
+            found = st
+        self._path = os.path.abspath(path)  # FBD-INIT-8: a later os.chdir changes nothing
+        self._location = location
+        self._size = found.st_size
+        self._identity = identity_of(found)
         self._sha256 = digest
         self._closed = False
         self._lock = threading.Lock()
         self._pid = os.getpid()
         self._owner = False
-        self._finalizer: weakref.finalize[..., FileBackedData]
-        close = os.close
-        given = fd >= 0
-        self._fd = fd = fd if given else os.open(path, _OPEN_FLAGS)
-        try:
-            held = os.fstat(fd)
-            if (held.st_dev, held.st_ino) != self._identity:
-                raise FileChangedError(
-                    errno.ESTALE, "the file was replaced while it was being wrapped", path
-                )
-            if owner:
-                _register(self._identity, self)
-                self._owner = True
-                self._finalizer = weakref.finalize(
-                    self, _release, path, self._identity, self._pid, close, fd
-                )
-            else:
-                self._finalizer = weakref.finalize(self, _close_fd, close, fd)
-        except BaseException:
-            if not given:
-                _close_fd(close, fd)
-            raise
-        self._finalizer.atexit = False  # owners are released by _release_all_at_exit
+        self._finalizer: weakref.finalize[..., FileBackedData] | None = None
+        if owner:
+            _register(self._identity, self)
+            self._owner = True
+            self._finalizer = weakref.finalize(
+                self, _release, location, self._identity, self._pid
+            )  # FBD-CLOSE-4
+            self._finalizer.atexit = False  # owners are released by _release_all_at_exit
 
     def _disown(self) -> None:
         """Undo ``_init`` of an owner the caller never received: the file stays, unowned."""
-        self._finalizer.detach()
+        if self._finalizer is not None:  # pragma: no branch  # an owner always has one
+            self._finalizer.detach()
         _unregister(self._identity)
-        _close_fd(os.close, self._fd)
         self._closed = True
 
     @classmethod
@@ -162,32 +156,23 @@ class FileBackedData:
         digest = _check_digest(sha256)
         st = os.lstat(source)
         _require_regular(source, st)
-        identity = (st.st_dev, st.st_ino)
+        identity = identity_of(st)
         return _atomically(
             lambda: cls._move(source, identity, digest),
             lambda moved: moved._move_back(source),
         )
 
     @classmethod
-    def _move(cls, source: str, identity: tuple[int, int], digest: bytes | None) -> FileBackedData:
+    def _move(cls, source: str, identity: Identity, digest: bytes | None) -> FileBackedData:
         """move_from's steps, which an interrupt must not split (FBD-INTR-1): an interrupt
         that left the ``with`` of a lock un-exited would hold the registry lock for ever."""
         owner = _owner_of(identity)
         if owner is not None:
             raise ValueError(f"cannot move {source!r}: it is owned by {owner!r}")
-        # the descriptor to hold is opened before the rename, so that nothing after the rename
-        # can fail for want of it, and it follows the file through the rename
-        held = os.open(source, _OPEN_FLAGS)
-        try:
-            return cls._move_held(source, identity, digest, held)
-        except BaseException:
-            _close_fd(os.close, held)  # ``_init`` leaves a descriptor it was given open on failure
-            raise
+        return cls._move_held(source, identity, digest)
 
     @classmethod
-    def _move_held(
-        cls, source: str, identity: tuple[int, int], digest: bytes | None, held: int
-    ) -> FileBackedData:
+    def _move_held(cls, source: str, identity: Identity, digest: bytes | None) -> FileBackedData:
         """The move itself, in steps a port's variant (or a mutant) can change one at a time:
         naming the placeholder, taking the source, undoing a failed take, putting it back."""
         fd, placeholder = tempfile.mkstemp(
@@ -197,18 +182,20 @@ class FileBackedData:
         )
         try:
             os.close(fd)
+            # found before the rename, so that nothing after it can fail for want of a descriptor
+            where = place_of(placeholder)
             cls._take(source, placeholder)
         except BaseException:
             cls._undo(source, placeholder, identity)
             raise
         try:
             moved = os.lstat(placeholder)
-            if (moved.st_dev, moved.st_ino) != identity:
+            if identity_of(moved) != identity:
                 raise FileChangedError(
                     errno.ESTALE, "the source was replaced while it was being moved", source
                 )
             result = cls.__new__(cls)
-            result._init(placeholder, moved, digest, owner=True, fd=held)
+            result._init(placeholder, moved, digest, owner=True, location=where)
         except BaseException:
             cls._put_back(source, placeholder)
             raise
@@ -231,7 +218,7 @@ class FileBackedData:
         os.replace(source, placeholder)
 
     @staticmethod
-    def _undo(source: str, placeholder: str, identity: tuple[int, int]) -> None:
+    def _undo(source: str, placeholder: str, identity: Identity) -> None:
         """After a failed or interrupted ``_take``: the source back, no placeholder left (an
         interruption can land after the rename, when the placeholder holds the data)."""
         if _identity_of(placeholder) == identity:
@@ -332,11 +319,11 @@ class FileBackedData:
                 return
             # a forked child never deletes its parent's file
             if self._owner and os.getpid() == self._pid:
-                _remove_if_same(self._path, self._identity)
-            self._finalizer.detach()
+                _remove_if_same(self._location, self._identity)  # FBD-CLOSE-8, FBD-CLOSE-9
+            if self._finalizer is not None:
+                self._finalizer.detach()
             if self._owner:
-                _unregister(self._identity)  # before the descriptor goes, and the inode with it
-            _close_fd(os.close, self._fd)
+                _unregister(self._identity)
             self._closed = True
 
     def __enter__(self) -> FileBackedData:
@@ -368,7 +355,7 @@ class FileBackedData:
             raise ValueError(f"I/O operation on closed FileBackedData ({self._path!r})")
 
     def _open(self) -> _VerifiedReader:
-        return _VerifiedReader(self._path, self._identity, self._size)
+        return _VerifiedReader(self._location, self._identity, self._size)
 
     def _verify(self) -> None:
         """Raise unless open and still the recorded file with the recorded size."""
@@ -380,12 +367,12 @@ class FileBackedData:
             f.stream(sink)
 
 
-def _identity_of(path: str) -> tuple[int, int] | None:
+def _identity_of(path: str) -> Identity | None:
     try:
         st = os.lstat(path)
     except FileNotFoundError:
         return None
-    return st.st_dev, st.st_ino
+    return identity_of(st)
 
 
 def _unlink_quietly(path: str) -> None:

@@ -5,21 +5,23 @@ at garbage collection and at interpreter exit (FBD-CLOSE-4, FBD-CLOSE-5), never 
 from __future__ import annotations
 
 import atexit
-import contextlib
 import os
 import signal
 import threading
 import warnings
 import weakref
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .deferral import _atomically, _python_handler
+from .location import Identity, Location
 
 if TYPE_CHECKING:
     from .file_backed import FileBackedData
 
-_owners: dict[tuple[int, int], weakref.ref[FileBackedData]] = {}
+# (st_dev, st_ino, st_mtime_ns) -> the live object that owns that file, so a second owner is
+# refused (FBD-MOVE-9); no descriptor is held, a reused inode number has another st_mtime_ns
+# (FBD-IDENT-1, FBD-IDENT-2).
+_owners: dict[Identity, weakref.ref[FileBackedData]] = {}
 _owners_lock = threading.Lock()
 
 
@@ -33,32 +35,20 @@ if hasattr(os, "register_at_fork"):  # pragma: no branch  # every POSIX system h
     os.register_at_fork(after_in_child=_reset_after_fork)
 
 
-def _close_fd(close: Callable[[int], None], fd: int) -> None:
-    """Close a held descriptor with the ``os.close`` of the moment it was opened (under pyfakefs a
-    fake one, never a real descriptor that happens to have the same number)."""
-    with contextlib.suppress(OSError):
-        close(fd)
-
-
-def _release(
-    path: str, identity: tuple[int, int], pid: int, close: Callable[[int], None], fd: int
-) -> None:
+def _release(location: Location, identity: Identity, pid: int) -> None:
     """Backstop run at garbage collection and interpreter exit: remove the owned file, with no
     interrupt splitting it (one raised in a finalizer would be reported and lost anyway)."""
-    _atomically(lambda: _release_now(path, identity, pid, close, fd), lambda _: None)
+    _atomically(lambda: _release_now(location, identity, pid), lambda _: None)
 
 
-def _release_now(
-    path: str, identity: tuple[int, int], pid: int, close: Callable[[int], None], fd: int
-) -> None:
+def _release_now(location: Location, identity: Identity, pid: int) -> None:
     try:
-        if os.getpid() == pid:  # a forked child never deletes its parent's file
-            _remove_if_same(path, identity)
+        if os.getpid() == pid:  # FBD-FORK-1: a forked child never deletes its parent's file
+            _remove_if_same(location, identity)
     except OSError as exc:
-        warnings.warn(f"could not remove {path!r}: {exc}", RuntimeWarning, stacklevel=1)
+        warnings.warn(f"could not remove {location.path!r}: {exc}", RuntimeWarning, stacklevel=1)
     finally:
         _unregister(identity)
-        _close_fd(close, fd)
 
 
 def _release_all_at_exit() -> None:
@@ -71,7 +61,8 @@ def _release_all_at_exit() -> None:
         owners = [ref() for ref in list(_owners.values())]  # no lock: a daemon thread may hold it
         for owner in owners:
             # detached and called, as weakref's own exit hook may have shut finalizers down
-            pending = owner._finalizer.detach() if owner is not None else None
+            finalizer = owner._finalizer if owner is not None else None
+            pending = finalizer.detach() if finalizer is not None else None
             if pending is not None:
                 _, release, args, _ = pending
                 release(*args)  # _release: never raises, warns for a failed removal
@@ -83,23 +74,18 @@ def _release_all_at_exit() -> None:
 atexit.register(_release_all_at_exit)
 
 
-def _remove_if_same(path: str, identity: tuple[int, int]) -> None:
-    """Unlink ``path`` unless it is gone or is now some other file."""
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return
-    if (st.st_dev, st.st_ino) == identity:
-        with contextlib.suppress(FileNotFoundError):  # removed by someone else since the lstat
-            os.unlink(path)
+def _remove_if_same(location: Location, identity: Identity) -> None:
+    """Unlink the owned file unless it is gone or its name now names some other file, through a
+    descriptor of its directory (FBD-CLOSE-8, FBD-CLOSE-9)."""
+    location.remove_if(identity)
 
 
-def _unregister(identity: tuple[int, int]) -> None:
+def _unregister(identity: Identity) -> None:
     with _owners_lock:
         _owners.pop(identity, None)
 
 
-def _register(identity: tuple[int, int], owner: FileBackedData) -> None:
+def _register(identity: Identity, owner: FileBackedData) -> None:
     """Record ``owner`` as the owner of the file ``identity``, unless an open object owns it."""
     with _owners_lock:
         current = _live_owner(identity)
@@ -108,12 +94,12 @@ def _register(identity: tuple[int, int], owner: FileBackedData) -> None:
         _owners[identity] = weakref.ref(owner)
 
 
-def _owner_of(identity: tuple[int, int]) -> FileBackedData | None:
+def _owner_of(identity: Identity) -> FileBackedData | None:
     with _owners_lock:
         return _live_owner(identity)
 
 
-def _live_owner(identity: tuple[int, int]) -> FileBackedData | None:
+def _live_owner(identity: Identity) -> FileBackedData | None:
     """The open object that owns the file ``identity``, if any; ``_owners_lock`` is held."""
     ref = _owners.get(identity)
     owner = ref() if ref is not None else None

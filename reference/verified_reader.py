@@ -11,6 +11,8 @@ import stat
 from collections.abc import Callable
 from typing import NoReturn, Protocol
 
+from .location import FileChangedError, Identity, Location, identity_of
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows
@@ -34,10 +36,6 @@ class Writable(Protocol):
     """A binary sink: a file opened for writing, ``io.BytesIO``, or anything with ``write``."""
 
     def write(self, data: bytes | memoryview, /) -> object: ...
-
-
-class FileChangedError(OSError):
-    """The wrapped file is no longer the file, or the size, recorded when it was wrapped."""
 
 
 def check_writable(outfile: object) -> None:
@@ -82,18 +80,21 @@ class _VerifiedReader:
     file ends where its recorded size says.
     """
 
-    def __init__(self, path: str, identity: tuple[int, int], size: int) -> None:
-        self._path = path
+    def __init__(self, location: Location, identity: Identity, size: int) -> None:
+        self._path = location.path
         self._size = size
         self.remaining = size
-        self._file = open(path, "rb", buffering=0)  # noqa: SIM115  # closed by close()/__exit__
+        with location.opened_directory() as directory:  # FBD-READ-4: no link, no FIFO, no wait
+            fd, st = location.open_in(directory, identity)
+        self._file = open(fd, "rb", buffering=0)  # noqa: SIM115  # closed by close()/__exit__
         try:
-            st = os.fstat(self._file.fileno())
-            if (st.st_dev, st.st_ino) != identity:
-                raise FileChangedError(
-                    errno.ESTALE, "the file was replaced after it was wrapped", path
-                )
             self._check_size(st.st_size)
+            if identity_of(st) != identity:  # FBD-IDENT-1: the same inode number, another file
+                raise FileChangedError(
+                    errno.ESTALE,
+                    "the file was modified or replaced after it was wrapped",
+                    self._path,
+                )
         except BaseException:
             self._file.close()
             raise

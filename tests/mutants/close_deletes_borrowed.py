@@ -15,7 +15,7 @@ from . import implementation
 class FileBackedData(reference.FileBackedData):
     def close(self) -> None:
         if not self.closed and not self.owned:
-            _remove_if_same(self._path, self._identity)
+            _remove_if_same(self._location, self._identity)
         super().close()
 
 

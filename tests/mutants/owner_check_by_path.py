@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Callable
 from typing import Any
 
 import reference
 from reference import file_backed
+from reference.location import Identity, Location
 
 from . import implementation
 
@@ -29,15 +29,13 @@ def _owned(path: str) -> bool:
 def _release(
     real: str,
     key: tuple[int, int],
-    path: str,
-    identity: tuple[int, int],
+    location: Location,
+    identity: Identity,
     pid: int,
-    close: Callable[[int], None],
-    fd: int,
 ) -> None:
     """The reference's release, then the path forgotten, so that only the check is wrong."""
     try:
-        file_backed._release(path, identity, pid, close, fd)
+        file_backed._release(location, identity, pid)
     finally:
         file_backed._owners.pop(key, None)
         if (ref := _BY_PATH.get(real)) is not None and ref() is None:
@@ -46,9 +44,14 @@ def _release(
 
 class FileBackedData(reference.FileBackedData):
     def _init(
-        self, path: str, st: os.stat_result, digest: bytes | None, owner: bool, fd: int = -1
+        self,
+        path: str,
+        st: os.stat_result,
+        digest: bytes | None,
+        owner: bool,
+        location: Location | None = None,
     ) -> None:
-        super()._init(path, st, digest, owner=False, fd=fd)
+        super()._init(path, st, digest, False, location)
         if owner:
             real = os.path.realpath(path)
             if _owned(real):
@@ -58,9 +61,8 @@ class FileBackedData(reference.FileBackedData):
             self._key = (-1, id(self))
             _BY_PATH[real] = file_backed._owners[self._key] = weakref.ref(self)
             self._owner = True
-            self._finalizer.detach()
             self._finalizer = weakref.finalize(
-                self, _release, real, self._key, path, self._identity, self._pid, os.close, self._fd
+                self, _release, real, self._key, self._location, self._identity, self._pid
             )
             self._finalizer.atexit = False
 

@@ -16,7 +16,8 @@ from . import implementation
 
 class FileBackedData(reference.FileBackedData):
     def _open(self) -> _VerifiedReader:
-        return _VerifiedReader(self._path, self._identity, os.stat(self._path).st_size)
+        st = os.stat(self._path)  # what the file is now: its size and time taken as recorded
+        return _VerifiedReader(self._location, (*self._identity[:2], st.st_mtime_ns), st.st_size)
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

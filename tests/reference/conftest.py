@@ -58,10 +58,11 @@ class ReadSpy:
         self.bytes_read = 0
         self.requests: list[int] = []  # the size of every read asked for
 
-    def open(self, path: str, mode: str = "r", buffering: int = -1) -> io.FileIO:
+    def open(self, file: int, mode: str = "r", buffering: int = -1) -> io.FileIO:
+        """``file``: a descriptor the reader opened through the file's directory."""
         assert mode == "rb" and buffering == 0, (mode, buffering)
-        self.opened.append(os.fspath(path))
-        return _CountingFileIO(path, self)
+        self.opened.append(os.readlink(f"/proc/self/fd/{file}"))
+        return _CountingFileIO(file, self)
 
     def reset(self) -> None:
         self.opened.clear()
@@ -70,8 +71,8 @@ class ReadSpy:
 
 
 class _CountingFileIO(io.FileIO):
-    def __init__(self, path: str, spy: ReadSpy) -> None:
-        super().__init__(path, "rb")
+    def __init__(self, file: int, spy: ReadSpy) -> None:
+        super().__init__(file, "rb")
         self._spy = spy
 
     def read(self, size: int = -1, /) -> bytes:

@@ -8,6 +8,7 @@ import errno
 import hashlib
 import io
 import os
+import stat
 import threading
 import tracemalloc
 from collections.abc import Callable, Iterator
@@ -70,10 +71,13 @@ def write(blob: FileBackedData, path: Path, mode: str = "wb", buffering: int = -
 
 
 def race_after_check(monkeypatch: pytest.MonkeyPatch, path: Path, change: Callable[[], object]):
-    """Change the file right after the reader has checked its size: a change while reading."""
+    """Change the file right after the reader has checked its size: a change while reading (the
+    reader's first ``fstat`` of a regular file; the one before is of the file's directory)."""
 
     def fstat_then_change(fd: int) -> os.stat_result:
         st = _real_fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return st
         monkeypatch.setattr(os, "fstat", _real_fstat)
         change()
         return st

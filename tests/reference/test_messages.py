@@ -24,6 +24,7 @@ from reference.hooks import (
     Weights,
     is_low_memory_mode,
 )
+from reference.location import identity_of, locate
 from reference.named_data import DataEntry
 
 MakeFile = Callable[..., Path]
@@ -256,17 +257,13 @@ def test_messages_of_a_changed_file(make_file: MakeFile, tmp_path: Path) -> None
 
 def test_a_shrink_while_reading_names_the_size_reached(make_file: MakeFile) -> None:
     path = make_file("blob.bin", b"x" * 3000)
-    reader = file_backed._VerifiedReader(str(path), _identity(path), 3000)
+    location, found = locate(str(path), os.stat(path), follow=False)
+    reader = file_backed._VerifiedReader(location, identity_of(found), 3000)
     with reader:
         os.truncate(path, 1000)
         raised = _raised(FileChangedError, lambda: reader.stream(lambda chunk: None))
     assert raised.errno == errno.ESTALE
     assert raised.strerror.endswith("recorded 3000 bytes, now 1000")
-
-
-def _identity(path: Path) -> tuple[int, int]:
-    st = os.stat(path)
-    return st.st_dev, st.st_ino
 
 
 def test_ownership_messages(make_file: MakeFile) -> None:
@@ -317,7 +314,7 @@ def test_a_file_replaced_while_it_is_wrapped_is_named(
 
     def replace_then_open(name: Any, flags: int, *args: Any) -> int:
         monkeypatch.setattr(os, "open", real_open)
-        os.replace(other, name)  # another file at the path, between the stat and the open
+        os.replace(other, path)  # another file at the path, between the stat and the open
         return real_open(name, flags, *args)
 
     monkeypatch.setattr(os, "open", replace_then_open)
