@@ -21,7 +21,7 @@ from types import TracebackType
 from typing import NoReturn
 
 from .deferral import _atomically
-from .location import FileChangedError, Identity, Location, identity_of, locate, place_of
+from .location import FileChangedError, Identity, Location, identity_of, locate
 from .ownership import (
     _owner_of,
     _register,
@@ -101,12 +101,18 @@ class FileBackedData:
         if not isinstance(cleanup, bool):
             raise TypeError(f"cleanup must be bool, not {type(cleanup).__name__}: {cleanup!r}")
         digest = _check_digest(sha256)
-        st = os.lstat(checked) if cleanup else os.stat(checked)
+        st = os.lstat(checked)
+        link = stat.S_ISLNK(st.st_mode) and not cleanup  # FBD-INIT-7: only a borrower follows
+        if link:
+            st = os.stat(checked)
         _require_regular(checked, st)
+        where = locate(checked, link)
         if cleanup:  # an interrupt must not leave an owner the caller never got (FBD-INTR-1)
-            _atomically(lambda: self._init(checked, st, digest, True), lambda _: self._disown())
+            _atomically(
+                lambda: self._init(checked, st, digest, True, where), lambda _: self._disown()
+            )
         else:
-            self._init(checked, st, digest, False)
+            self._init(checked, st, digest, False, where)
 
     def _init(
         self,
@@ -114,20 +120,15 @@ class FileBackedData:
         st: os.stat_result,
         digest: bytes | None,
         owner: bool,
-        location: Location | None = None,
+        location: Location,
     ) -> None:
-        """Record where the file ``st`` describes is (``location`` when the caller found it, and
-        ``st`` is then the file's status there) and which file it is (FBD-IDENT-1), holding no
-        descriptor (FBD-IDENT-2), and register as its owner when ``owner``; on failure nothing is
-        left registered."""
-        if location is None:
-            location, found = locate(path, st, follow=not owner)
-        else:
-            found = st
+        """Record where the file ``st`` describes is (``location``, found by the caller) and which
+        file it is (FBD-IDENT-1), holding no descriptor (FBD-IDENT-2), and register as its owner
+        when ``owner``; on failure nothing is left registered."""
         self._path = os.path.abspath(path)  # FBD-INIT-8: a later os.chdir changes nothing
         self._location = location
-        self._size = found.st_size
-        self._identity = identity_of(found)
+        self._size = st.st_size
+        self._identity = identity_of(st)
         self._sha256 = digest
         self._closed = False
         self._lock = threading.Lock()
@@ -183,7 +184,7 @@ class FileBackedData:
         try:
             os.close(fd)
             # found before the rename, so that nothing after it can fail for want of a descriptor
-            where = place_of(placeholder)
+            where = locate(placeholder, False)
             cls._take(source, placeholder)
         except BaseException:
             cls._undo(source, placeholder, identity)

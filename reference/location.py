@@ -10,9 +10,9 @@ import errno
 import os
 import stat
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
-__all__ = ["FileChangedError", "Identity", "Location", "identity_of", "locate", "place_of"]
+__all__ = ["FileChangedError", "Identity", "Location", "identity_of", "locate"]
 
 Identity = tuple[int, int, int]
 """``(st_dev, st_ino, st_mtime_ns)``: the inode, and when its contents last changed, which a file
@@ -33,8 +33,7 @@ def identity_of(st: os.stat_result) -> Identity:
     return st.st_dev, st.st_ino, st.st_mtime_ns
 
 
-@dataclass(frozen=True)
-class Location:
+class Location(NamedTuple):
     """A file's directory, by absolute path and ``(st_dev, st_ino)``, and its name in it."""
 
     directory: str
@@ -99,38 +98,15 @@ class Location:
             raise OSError(exc.errno, exc.strerror, self.path) from exc
 
 
-def _split(path: str, follow: bool) -> tuple[str, str]:
-    """``path``'s directory made absolute (an owner survives ``os.chdir``: FBD-INIT-8) and its
-    name there; when ``follow`` and ``path`` is a link, the link's target's."""
-    absolute = os.path.abspath(path)
-    if follow and os.path.islink(absolute):
+def locate(path: str, link: bool) -> Location:
+    """Where the file at ``path`` is: its directory made absolute (an owner survives
+    ``os.chdir``: FBD-INIT-8), with that directory's identity, and its name there; when ``link``,
+    where the link ``path`` leads. The directory is looked at by one ``stat``: were it swapped
+    between that and the file's own ``stat``, every later use finds no file of the recorded
+    identity there, or the same file by another link (FBD-CLOSE-9)."""
+    absolute = path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
+    if link:
         absolute = os.path.realpath(absolute)
-    return os.path.split(absolute)
-
-
-def place_of(path: str) -> Location:
-    """The location of the entry ``path`` (not following a link at its end)."""
-    directory, name = _split(path, follow=False)
-    fd = os.open(directory, _DIRECTORY_FLAGS)
-    try:
-        held = os.fstat(fd)
-    finally:
-        os.close(fd)
+    directory, name = os.path.split(absolute)
+    held = os.stat(directory)
     return Location(directory, name, (held.st_dev, held.st_ino))
-
-
-def locate(path: str, st: os.stat_result, follow: bool) -> tuple[Location, os.stat_result]:
-    """Where the file ``st`` (just got from ``path``) is, and its status seen through its
-    directory; FileChangedError when the name there no longer names that file."""
-    directory, name = _split(path, follow)
-    fd = os.open(directory, _DIRECTORY_FLAGS)
-    try:
-        held = os.fstat(fd)
-        found = os.stat(name, dir_fd=fd, follow_symlinks=False)
-    finally:
-        os.close(fd)
-    if (found.st_dev, found.st_ino) != (st.st_dev, st.st_ino):
-        raise FileChangedError(
-            errno.ESTALE, "the file was replaced while it was being wrapped", path
-        )
-    return Location(directory, name, (held.st_dev, held.st_ino)), found

@@ -35,7 +35,7 @@ class Owners(reference.FileBackedData):
         st: os.stat_result,
         digest: bytes | None,
         owner: bool,
-        location: Location | None = None,
+        location: Location,
     ) -> None:
         super()._init(path, st, digest, owner, location)
         if owner:

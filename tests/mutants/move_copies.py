@@ -14,6 +14,7 @@ import tempfile
 
 import reference
 from reference.file_backed import PLACEHOLDER_SUFFIX
+from reference.location import locate
 
 from . import implementation
 
@@ -36,7 +37,7 @@ class FileBackedData(reference.FileBackedData):
             raise
         os.remove(source)
         result = cls.__new__(cls)
-        result._init(placeholder, os.lstat(placeholder), digest, owner=True)
+        result._init(placeholder, os.lstat(placeholder), digest, True, locate(placeholder, False))
         return result
 
 

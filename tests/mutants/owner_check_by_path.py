@@ -49,7 +49,7 @@ class FileBackedData(reference.FileBackedData):
         st: os.stat_result,
         digest: bytes | None,
         owner: bool,
-        location: Location | None = None,
+        location: Location,
     ) -> None:
         super()._init(path, st, digest, False, location)
         if owner:

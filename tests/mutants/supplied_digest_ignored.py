@@ -21,7 +21,7 @@ class FileBackedData(reference.FileBackedData):
         st: os.stat_result,
         digest: bytes | None,
         owner: bool,
-        location: Location | None = None,
+        location: Location,
     ) -> None:
         super()._init(path, st, None, owner, location)
 
