@@ -12,7 +12,7 @@ import weakref
 from typing import Any
 
 import reference
-from reference import file_backed
+from reference import file_backed, ownership
 from reference.location import Identity, Location
 
 from . import implementation
@@ -37,7 +37,7 @@ def _release(
     try:
         file_backed._release(location, identity, pid)
     finally:
-        file_backed._owners.pop(key, None)
+        ownership._owners.pop(key, None)
         if (ref := _BY_PATH.get(real)) is not None and ref() is None:
             del _BY_PATH[real]
 
@@ -58,8 +58,8 @@ class FileBackedData(reference.FileBackedData):
                 raise ValueError(f"{path!r} is already owned")
             # kept in the reference's registry under a key no inode has, so that its release at
             # exit (FBD-CLOSE-5) finds this owner, while its check by inode never does
-            self._key = (-1, id(self))
-            _BY_PATH[real] = file_backed._owners[self._key] = weakref.ref(self)
+            self._key = (-1, id(self), 0)
+            _BY_PATH[real] = ownership._owners[self._key] = weakref.ref(self)
             self._owner = True
             self._finalizer = weakref.finalize(
                 self, _release, real, self._key, self._location, self._identity, self._pid
@@ -77,7 +77,7 @@ class FileBackedData(reference.FileBackedData):
     def _forget(self) -> None:
         key = getattr(self, "_key", None)
         if key is not None:
-            file_backed._owners.pop(key, None)
+            ownership._owners.pop(key, None)
             real = os.path.realpath(self._path)
             if (ref := _BY_PATH.get(real)) is not None and ref() is self:
                 del _BY_PATH[real]
