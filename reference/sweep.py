@@ -17,7 +17,7 @@ import stat
 from dataclasses import dataclass
 from typing import Literal
 
-from .file_backed import PLACEHOLDER_PREFIX, PLACEHOLDER_SUFFIX, process_start_time
+from .placeholders import PLACEHOLDER_PREFIX, PLACEHOLDER_SUFFIX, process_start_time
 
 __all__ = ["Placeholder", "SweepResult", "find_orphans", "report_lines", "scan", "sweep"]
 

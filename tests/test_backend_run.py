@@ -183,4 +183,4 @@ def test_a_blob_padded_as_aotinductor_pads_it_is_not_accused(tmp_path: Path) -> 
     statuses = _statuses(json.loads(report.read_text(encoding="utf-8")))
     for clause in ("HOOK-BLOB-1", "HOOK-MAT-2", "HOOK-LOW-1", "HOOK-LOW-2"):
         assert statuses[clause] == "passed", (clause, proc.stdout)
-    assert proc.returncode == 0, proc.stdout
+    assert proc.returncode == 4, proc.stdout  # narrowed with -k: a partial run that conformed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -22,6 +23,8 @@ from conformance.run.deviations import (
 from conformance.run.spec import load_spec
 
 SUITE = Path(suite.__file__).parent
+
+pytest_plugins = ("pytester",)
 
 
 def test_targets_and_reasons() -> None:
@@ -222,3 +225,118 @@ def test_the_executorch_deviations_all_match() -> None:
     found = read_deviations(builtin_deviations_path("executorch"))
     assert found
     assert unmatched(found, load_spec().clauses, suite_test_names(SUITE)) == []
+
+
+# --- deviations by clause, end to end in pytester ------------------------------------------------
+
+CLAUSE_SUITE = """
+import pytest
+
+from conformance.harness.checks import ClauseFailure
+
+clause = pytest.mark.clause
+
+
+@clause("CORD-WRITE-1")
+def test_write_check_fails():
+    assert False, "pieces reversed"
+
+
+@clause("CORD-WRITE-1")
+def test_write_check_passes():
+    pass
+
+
+@clause("CORD-WRITE-1", "CORD-WRITE-2")
+def test_machine_fails_write_1_only():
+    raise ClauseFailure("step 3: pieces reversed", ("CORD-WRITE-1",))
+
+
+@clause("CORD-WRITE-2")
+def test_write_2_passes():
+    pass
+
+
+@clause("CORD-BYTES-1", "CORD-LEN-1")
+def test_declared_machine():
+    raise ClauseFailure("bytes differ", ("CORD-BYTES-1",))
+
+
+@clause("CORD-LEN-1")
+def test_len_passes():
+    pass
+
+
+@clause("CORD-INIT-1")
+def test_declared_but_fixed():
+    pass
+
+
+@clause("CORD-INIT-2")
+@pytest.mark.relies_on("CORD-WRITE-1")
+def test_blocked_by_a_declared_clause():
+    assert False, "read back wrong"
+
+
+@clause("CORD-APPEND-1")
+def test_undeclared_failure():
+    assert False, "a new bug"
+"""
+
+CLAUSE_DEVIATIONS = """\
+CORD-WRITE-1  pieces are written in reverse
+CORD-INIT-1  declared, but no check of it fails
+test_declared_machine  CORD-BYTES-1: bytes are wrong
+"""
+
+
+def _clause_run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, str]]:
+    pytester.makepyfile(test_fake=CLAUSE_SUITE)
+    (pytester.path / "dev.txt").write_text(CLAUSE_DEVIATIONS, encoding="utf-8")
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "-p", "no:benchmark", "--cordspec-deviations", "dev.txt",
+        "--cordspec-report", "r.json", "--cordspec-profile", "core", *args,
+    )  # fmt: skip
+    data = json.loads((pytester.path / "r.json").read_text("utf-8"))
+    return result, {c["id"]: c["status"] for c in data["clauses"]}
+
+
+def test_a_declared_clause_expects_its_failing_checks_and_passes_the_rest(
+    pytester: pytest.Pytester,
+) -> None:
+    result, status = _clause_run(pytester)
+    outcomes = result.parseoutcomes()
+    assert "xpassed" not in outcomes, result.stdout.str()
+    # the two declared failures of CORD-WRITE-1, the blocked one, the declared test's
+    assert outcomes["xfailed"] == 4, outcomes
+    assert outcomes["failed"] == 1, outcomes  # test_undeclared_failure only
+    assert status["CORD-WRITE-1"] == "expected deviation"
+    assert status["CORD-WRITE-2"] == "passed"  # the machine's failure was WRITE-1's check
+    assert status["CORD-BYTES-1"] == "expected deviation"
+    assert status["CORD-LEN-1"] == "passed"  # a test line's xfail spreads to no other clause
+    assert status["CORD-INIT-1"] == "deviation fixed"
+    # its only test stopped at CORD-WRITE-1's declared failure: it could not check CORD-INIT-2
+    assert status["CORD-INIT-2"] == "untested"
+    assert status["CORD-APPEND-1"] == "failed"
+    result.stdout.fnmatch_lines(["CORD-INIT-1 * deviation fixed *declared as a deviation*"])
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_a_run_whose_declared_clauses_all_fail_conforms_with_deviations(
+    pytester: pytest.Pytester,
+) -> None:
+    result, status = _clause_run(pytester, "-k", "not fixed and not undeclared and not blocked")
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    deviating = {c for c, s in status.items() if s == "expected deviation"}
+    assert deviating == {"CORD-WRITE-1", "CORD-BYTES-1"}
+
+
+def test_a_blocked_failure_is_not_hidden_behind_a_declared_clause_that_is_fixed(
+    pytester: pytest.Pytester,
+) -> None:
+    """CORD-WRITE-1 is declared, but in this run none of its own checks fails: the failure of a
+    test relying on it is a failure of the test's own clause, not an expected deviation."""
+    result, status = _clause_run(pytester, "-k", "blocked or write_check_passes")
+    assert status["CORD-WRITE-1"] == "deviation fixed"
+    assert status["CORD-INIT-2"] == "failed"
+    assert result.ret == pytest.ExitCode.TESTS_FAILED

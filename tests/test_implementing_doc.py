@@ -35,7 +35,7 @@ def test_the_adapter_runs_as_copied(tmp_path: Path) -> None:
         cwd=tmp_path, env=subprocess_env(), capture_output=True, text=True, timeout=900,
         check=False,
     )  # fmt: skip
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr
+    assert run.returncode == 4, run.stdout[-3000:] + run.stderr  # conforms, on a partial run
     data = json.loads((tmp_path / "r.json").read_text("utf-8"))
     assert data["implementation"] == {
         "name": "myport",

@@ -3,8 +3,9 @@
 with by the model, passed by the reference and failed by the mutant.
 
 Each mutant runs the core machine in a subprocess with the ``ci`` Hypothesis profile, as a user
-would (``pytest conformance/suite/test_store_machine.py --impl tests.mutants.x:IMPLEMENTATION``);
-the three run in parallel (shrinking takes tens of seconds each).
+would (``pytest conformance/suite/test_store_machine.py
+--cordspec-impl tests.mutants.x:IMPLEMENTATION``); the three run in parallel (shrinking takes
+tens of seconds each).
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.Compl
             "-m",
             "pytest",
             *common,
-            "--impl",
+            "--cordspec-impl",
             f"tests.mutants.{name}:IMPLEMENTATION",
         ]
         for name in PLANTED

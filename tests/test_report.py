@@ -26,6 +26,7 @@ from conformance.run.report import (
     build_report,
     clause_results,
     clause_status,
+    first_sentence,
     make_header,
     report_format,
     report_schema,
@@ -192,7 +193,10 @@ def test_conforms() -> None:
 
 def test_should_and_may_clauses_never_change_the_verdict() -> None:
     failing_should = report("core", *ALL_CORE_PASS, result(F, "A-3"))
-    assert failing_should.verdict.text == "CONFORMS (2/2)"
+    assert failing_should.verdict.kind is Kind.CONFORMS
+    # ...which says the SHOULD clauses that failed
+    assert failing_should.verdict.text == "CONFORMS (2/2); SHOULD FAILED: A-3"
+    assert failing_should.verdict.to_json()["should_failed"] == ["A-3"]
     assert statuses(failing_should)["A-3"] == "failed"
     # ...but a failed test still fails the run
     assert not failing_should.exit_ok
@@ -474,7 +478,7 @@ def test_json_content() -> None:
     assert data["implementation"] == {"name": "impl", "version": "1.0", "impl": "impl.module"}
     assert (data["profile"], data["spec_version"]) == ("strict", "9.9")
     assert data["verdicts"]["strict"] == {
-        "verdict": "DOES NOT CONFORM (0 failed, 1 untested)",
+        "verdict": "DOES NOT CONFORM (0 failed, 1 untested); SHOULD FAILED: A-3",
         "covers": "strict",
         "without": [],
         "result": "does-not-conform",
@@ -485,6 +489,7 @@ def test_json_content() -> None:
         "untested": 1,
         "not_applicable": 0,
         "not_run": 0,
+        "should_failed": ["A-3"],
     }
     assert [(c["id"], c["status"], c["section"]) for c in data["clauses"]] == [
         ("A-1", "passed", "2. Things"),
@@ -628,9 +633,9 @@ EXPECTED = {
     "CORD-APPEND-1": ("untested", "skipped: needs a tmpfs"),
     "CORD-APPEND-2": ("expected deviation", "test_deviates: fails here on purpose"),
     "CORD-APPEND-3": (
-        "failed",
-        "test_fake.py::test_declared_but_passes: passed, but is marked as a known deviation: "
-        "CORD-APPEND-3: declared, yet it passes",
+        "deviation fixed",
+        "declared as a deviation (declared, yet it passes), yet no check of it failed: remove "
+        "its line from the deviations file",
     ),
     "CORD-TYPE-1": (
         "failed",
@@ -643,7 +648,7 @@ EXPECTED = {
 def fake_run(pytester: pytest.Pytester, *args: str, subprocess: bool = False) -> pytest.RunResult:
     pytester.makepyfile(test_fake=FAKE_SUITE)
     (pytester.path / "dev.txt").write_text(DEVIATIONS, encoding="utf-8")
-    argv = [*QUIET, "--deviations", "dev.txt", "--report", "r.json", *args]
+    argv = [*QUIET, "--cordspec-deviations", "dev.txt", "--cordspec-report", "r.json", *args]
     if subprocess:
         return pytester.runpytest_subprocess(*argv)
     return pytester.runpytest(*argv)
@@ -655,15 +660,19 @@ def reported(pytester: pytest.Pytester) -> dict[str, Any]:
 
 
 def test_plugin_reports_every_status(pytester: pytest.Pytester) -> None:
-    result = fake_run(pytester, "--report", "r.md", "--profile", "strict")
-    result.assert_outcomes(passed=4, failed=2, skipped=2, xfailed=1, errors=1)
+    result = fake_run(pytester, "--cordspec-report", "r.md", "--cordspec-profile", "strict")
+    result.assert_outcomes(passed=5, failed=1, skipped=2, xfailed=1, errors=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     data = reported(pytester)
     got = {c["id"]: (c["status"], c["reason"]) for c in data["clauses"]}
     assert {k: got[k] for k in EXPECTED} == EXPECTED
     spec = load_spec()
     assert [c["id"] for c in data["clauses"]] == [c.id for c in spec.in_profile("strict")]
-    assert set(got.values()) - set(EXPECTED.values()) == {("untested", "")}
+    rest = set(got.values()) - set(EXPECTED.values())
+    explained = {c.id: c.untested for c in load_spec().clauses.values() if c.untested}
+    assert explained  # NDS-ALIGN-3: the spec says why no test can check it
+    assert {got[c] for c in explained} == {("not testable here", why) for why in explained.values()}
+    assert rest - {got[c] for c in explained} == {("untested", "")}, rest
     assert list(data["verdicts"]) == ["core", "strict"]
     assert data["implementation"]["name"] == "reference"
     jsonschema.Draft202012Validator(SCHEMA).validate(data)
@@ -672,7 +681,8 @@ def test_plugin_reports_every_status(pytester: pytest.Pytester) -> None:
     out = result.stdout.str()
     lines = out[out.index("cordspec clause report") :].splitlines()[1:]
     section = lines[: next(i for i, line in enumerate(lines) if line.startswith("="))]
-    assert section and all(len(line) <= 100 for line in section), section
+    commands = [line for line in section if line.startswith("    rerun: ")]  # not cut: copied
+    assert commands and all(len(line) <= 100 for line in section if line not in commands), section
     result.stdout.fnmatch_lines(
         [
             "*cordspec clause report*",
@@ -686,9 +696,11 @@ def test_plugin_reports_every_status(pytester: pytest.Pytester) -> None:
 
 
 def test_plugin_under_xdist_reports_the_same(pytester: pytest.Pytester) -> None:
-    fake_run(pytester, "--profile", "strict", subprocess=True)
+    fake_run(pytester, "--cordspec-profile", "strict", subprocess=True)
     serial = reported(pytester)
-    result = fake_run(pytester, "--profile", "strict", "-p", "xdist", "-n", "2", subprocess=True)
+    result = fake_run(
+        pytester, "--cordspec-profile", "strict", "-p", "xdist", "-n", "2", subprocess=True
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     parallel = reported(pytester)
     assert parallel["verdicts"] == serial["verdicts"]
@@ -699,8 +711,8 @@ def test_plugin_under_xdist_reports_the_same(pytester: pytest.Pytester) -> None:
 
 
 def test_core_profile_leaves_strict_tests_out(pytester: pytest.Pytester) -> None:
-    result = fake_run(pytester, "--profile", "core")
-    result.assert_outcomes(passed=3, failed=2, skipped=2, xfailed=1, errors=1, deselected=1)
+    result = fake_run(pytester, "--cordspec-profile", "core")
+    result.assert_outcomes(passed=4, failed=1, skipped=2, xfailed=1, errors=1, deselected=1)
     data = reported(pytester)
     assert list(data["verdicts"]) == ["core"]
     assert "FBD-INIT-5" not in {c["id"] for c in data["clauses"]}
@@ -716,7 +728,7 @@ def test_untested_clauses_fail_a_run_whose_tests_all_passed(pytester: pytest.Pyt
             pass
         """
     )
-    result = pytester.runpytest(*QUIET, "--profile", "core")
+    result = pytester.runpytest(*QUIET, "--cordspec-profile", "core")
     result.assert_outcomes(passed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["core: DOES NOT CONFORM (0 failed, *"])
@@ -734,7 +746,7 @@ def test_runs_without_suite_tests_are_left_alone(pytester: pytest.Pytester) -> N
             pytest.skip("whatever")
         """
     )
-    result = pytester.runpytest(*QUIET, "--report", "r.json")
+    result = pytester.runpytest(*QUIET, "--cordspec-report", "r.json")
     assert result.ret == pytest.ExitCode.OK
     assert "cordspec clause report" not in result.stdout.str()
     result.stdout.fnmatch_lines(["cordspec: no suite test ran, so no report was written"])
@@ -743,18 +755,18 @@ def test_runs_without_suite_tests_are_left_alone(pytester: pytest.Pytester) -> N
 
 def test_report_suffix_is_a_usage_error(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_plain="def test_plain(): pass")
-    result = pytester.runpytest(*QUIET, "--report", "out/r.txt")
+    result = pytester.runpytest(*QUIET, "--cordspec-report", "out/r.txt")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--report out/r.txt: unknown report format '.txt'*"])
+    result.stderr.fnmatch_lines(["*--cordspec-report out/r.txt: unknown report format '.txt'*"])
 
 
 def test_bad_deviation_files_are_usage_errors(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_fake=FAKE_SUITE)
-    missing = pytester.runpytest(*QUIET, "--deviations", "nope.txt")
+    missing = pytester.runpytest(*QUIET, "--cordspec-deviations", "nope.txt")
     assert missing.ret == pytest.ExitCode.USAGE_ERROR
-    missing.stderr.fnmatch_lines(["*--deviations nope.txt: no such file*"])
+    missing.stderr.fnmatch_lines(["*--cordspec-deviations nope.txt: no such file*"])
     (pytester.path / "bad.txt").write_text("CORD-INIT-1\n", encoding="utf-8")
-    bad = pytester.runpytest(*QUIET, "--deviations", "bad.txt")
+    bad = pytester.runpytest(*QUIET, "--cordspec-deviations", "bad.txt")
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
     bad.stderr.fnmatch_lines(["*bad.txt:1: 'CORD-INIT-1' has no reason*"])
 
@@ -938,7 +950,7 @@ def test_plugin_counts_a_failure_against_the_clause_its_check_names(
     pytester: pytest.Pytester, xdist: bool
 ) -> None:
     pytester.makepyfile(test_attributed=ATTRIBUTED_SUITE)
-    args = [*QUIET, "--report", "r.json", *(["-n", "2"] if xdist else [])]
+    args = [*QUIET, "--cordspec-report", "r.json", *(["-n", "2"] if xdist else [])]
     result = pytester.runpytest_subprocess(*args)
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
     data = reported(pytester)
@@ -953,4 +965,208 @@ def test_plugin_counts_a_failure_against_the_clause_its_check_names(
     length = next(c for c in data["clauses"] if c["id"] == "CORD-LEN-1")
     assert length["status"] == "untested", length
     assert length["tests"][0]["relies_on"] == length["tests"][0]["blocked_by"] == ["CORD-INIT-2"]
+    jsonschema.Draft202012Validator(SCHEMA).validate(data)
+
+
+# Options registered as pytest-profiling does (``--profile``, dest "profile"), and the other bare
+# names a plugin might take: cordspec's plugin loads in every pytest run, so it must take none.
+CLASHING_PLUGIN = """
+def pytest_addoption(parser):
+    group = parser.getgroup("profiling")
+    group.addoption("--profile", action="store_true", help="as pytest-profiling")
+    group.addoption("--profile-svg", action="store_true", help="as pytest-profiling")
+    for name in ("impl", "report", "deviations", "shrink", "clause"):
+        parser.addoption(f"--{name}", dest=name, help="another plugin's")
+"""
+
+
+def test_the_plugin_takes_no_option_another_plugin_may_use(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(CLASHING_PLUGIN)
+    pytester.makepyfile(test_plain="def test_plain(): pass")
+    result = pytester.runpytest(*QUIET, "--profile", "--impl", "x", "--cordspec-profile", "core")
+    assert result.ret == pytest.ExitCode.OK, result.stderr.str()
+    result.assert_outcomes(passed=1)
+
+
+def test_every_option_of_the_plugin_is_prefixed(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest(*QUIET, "--help")
+    lines = result.stdout.lines
+    start = lines.index("cordspec conformance suite:")
+    end = next(i for i in range(start + 1, len(lines)) if lines[i] and lines[i][0] != " ")
+    flags = [
+        line.split()[0].partition("=")[0] for line in lines[start + 1 : end] if line[:4] == "  --"
+    ]
+    assert "--cordspec-impl" in flags and "--cordspec-shrink" in flags, flags
+    assert all(flag.startswith("--cordspec-") for flag in flags), flags
+
+
+# --- every implementation gets a verdict: hangs, crashes, Ctrl-C --------------------------------
+
+HANGING_SUITE = """
+import os
+import threading
+
+import pytest
+
+LOCK = threading.Lock()
+
+
+@pytest.mark.clause("CORD-WRITE-1")
+def test_deadlocks():
+    with LOCK:
+        LOCK.acquire()  # a lock its own thread holds: never returns
+
+
+@pytest.mark.clause("CORD-WRITE-2")
+def test_after():
+    pass
+"""
+
+
+def test_a_hung_test_fails_its_clause_and_the_run_reaches_a_verdict(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_fake=HANGING_SUITE)
+    result = pytester.runpytest_subprocess(
+        *QUIET, "--cordspec-timeout", "1", "--cordspec-report", "r.json", timeout=120
+    )
+    result.assert_outcomes(passed=1, failed=1)
+    clauses = {c["id"]: c for c in reported(pytester)["clauses"]}
+    assert clauses["CORD-WRITE-1"]["status"] == "failed"
+    assert clauses["CORD-WRITE-1"]["reason"] == "test_fake.py::test_deadlocks: hung after 1 s"
+    assert clauses["CORD-WRITE-2"]["status"] == "passed"
+    result.stdout.fnmatch_lines(["core:*DOES NOT CONFORM (1 failed, *"])
+
+
+CRASHING_SUITE = """
+import os
+
+import pytest
+
+
+@pytest.mark.clause("CORD-WRITE-1")
+def test_crashes():
+    os._exit(0)  # as an implementation crashing in an extension would, with a status of success
+
+
+@pytest.mark.clause("CORD-WRITE-2")
+def test_after():
+    pass
+"""
+
+
+def test_a_crash_fails_its_clause_and_the_run_reaches_a_verdict(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_fake=CRASHING_SUITE)
+    result = pytester.runpytest_subprocess(
+        *QUIET, "-p", "xdist", "-n", "1", "--cordspec-report", "r.json", timeout=300
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    clauses = {c["id"]: c for c in reported(pytester)["clauses"]}
+    assert clauses["CORD-WRITE-1"]["status"] == "failed"
+    assert clauses["CORD-WRITE-1"]["reason"].startswith(
+        "test_fake.py::test_crashes: crashed: the process running it died"
+    ), clauses["CORD-WRITE-1"]
+    assert clauses["CORD-WRITE-2"]["status"] == "passed"
+
+
+SWALLOWING_SUITE = """
+import contextlib
+import os
+import signal
+
+import pytest
+
+
+@pytest.mark.clause("CORD-WRITE-1")
+def test_swallows_the_users_interrupt():
+    with contextlib.suppress(KeyboardInterrupt):  # as a test expecting an injected interrupt
+        os.kill(os.getpid(), signal.SIGINT)  # the user's Ctrl-C, really sent
+
+
+@pytest.mark.clause("CORD-WRITE-2")
+def test_never_reached():
+    pass
+"""
+
+
+def test_an_interrupt_a_test_swallowed_still_stops_the_run(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_fake=SWALLOWING_SUITE)
+    result = pytester.runpytest_subprocess(
+        *QUIET, "--cordspec-report", "r.json", "--cordspec-report", "r.md", timeout=120
+    )
+    assert result.ret == pytest.ExitCode.INTERRUPTED, result.stdout.str()
+    data = reported(pytester)
+    assert data["interrupted"] is True and data["verdicts"] == {} and not data["exit_ok"]
+    jsonschema.Draft202012Validator(SCHEMA).validate(data)
+    assert {c["id"]: c["status"] for c in data["clauses"]}["CORD-WRITE-2"] == "untested"
+    md = (pytester.path / "r.md").read_text("utf-8").splitlines()
+    assert md[2] == "**INTERRUPTED: the run was stopped before it ended; no verdict**"
+    assert "CONFORM" not in "\n".join(md)
+    result.stdout.fnmatch_lines(["INTERRUPTED: the run was stopped before it ended; no verdict"])
+    assert "CONFORMS" not in result.stdout.str()
+
+
+def test_an_injected_interrupt_does_not_stop_the_run(pytester: pytest.Pytester) -> None:
+    """The suite's own interrupts (the handler called with no frame) are no user's Ctrl-C."""
+    pytester.makepyfile(
+        test_fake="""
+        import pytest
+        from conformance.harness.interrupts import deliver_sigint, interrupting
+
+        @pytest.mark.clause("CORD-WRITE-1")
+        def test_injects():
+            with pytest.raises(KeyboardInterrupt), interrupting():
+                deliver_sigint()
+
+        @pytest.mark.clause("CORD-WRITE-2")
+        def test_after():
+            pass
+        """
+    )
+    result = pytester.runpytest_subprocess(*QUIET, timeout=120)
+    result.assert_outcomes(passed=2)
+
+
+def test_one_clause_runs_alone_and_its_failure_says_why(pytester: pytest.Pytester) -> None:
+    result = fake_run(
+        pytester,
+        "--cordspec-clause",
+        "CORD-INIT-2",
+        "--cordspec-profile",
+        "core",
+        "-p",
+        "no:randomly",
+    )
+    result.assert_outcomes(failed=1, deselected=8)
+    data = reported(pytester)
+    assert data["partial"] == "--clause CORD-INIT-2"
+    statuses = {c["id"]: c["status"] for c in data["clauses"]}
+    assert statuses["CORD-INIT-2"] == "failed"
+    assert {s for c, s in statuses.items() if c != "CORD-INIT-2"} == {"not run"}
+    result.stdout.fnmatch_lines(
+        [
+            "*why each failed clause failed*",
+            "CORD-INIT-2 failed: test_fake.py::test_fails",
+            "    AssertionError: boom",
+            "    rerun: cordspec run --impl reference --profile core --deviations dev.txt "
+            "--clause CORD-INIT-2*",
+        ]
+    )
+    bad = pytester.runpytest(*QUIET, "--cordspec-clause", "NO-SUCH-1")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_a_report_explains_itself() -> None:
+    """A legend of every status, and each clause's first sentence and where to read the rest."""
+    rep = report("strict", *MIXED)
+    md = rep.to_markdown()
+    for status in Status:
+        assert f"- **{status.value}**: " in md, status
+    clause = SPEC.clauses["A-1"]
+    assert f"| {first_sentence(clause.text)} (line {clause.line}) |" in md
+    data = rep.to_json()
+    assert data["clauses"][0]["text"] == " ".join(clause.text.split())
+    assert data["clauses"][0]["spec_line"] == clause.line
     jsonschema.Draft202012Validator(SCHEMA).validate(data)

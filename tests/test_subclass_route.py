@@ -26,8 +26,8 @@ EXAMPLE = REPO / "examples" / "subclass"
 def _pytest(tmp_path: Path, *args: str, cwd: Path = REPO) -> tuple[int, str, dict[str, Any]]:
     report = tmp_path / "report.json"
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--report", str(report),
-         *args],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q",
+         "--cordspec-report", str(report), *args],
         cwd=cwd, env=subprocess_env(), capture_output=True, text=True, timeout=1200, check=False,
     )  # fmt: skip
     data = json.loads(report.read_text()) if report.exists() else {}

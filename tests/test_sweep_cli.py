@@ -14,7 +14,7 @@ import pytest
 
 from conformance.harness.helpers import tree
 from reference import FileBackedData
-from reference.file_backed import process_start_time
+from reference.placeholders import process_start_time
 from tests.children import REPO, subprocess_env
 from tests.owners import Owner
 

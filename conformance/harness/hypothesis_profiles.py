@@ -3,8 +3,9 @@
 Choose one with Hypothesis' own pytest option, ``--hypothesis-profile NAME`` (``cordspec run``
 passes it through to pytest). Without it, a run that collects the suite's property-based modules
 uses ``ci`` when the ``CI`` environment variable is set (and not false), else ``dev``, and without
-the shrink phase unless ``--shrink`` is given: a verdict needs one failing example, not the
-smallest, and shrinking against a broken implementation takes minutes. A run that failed that way
+the shrink phase unless ``--shrink`` is given (``--cordspec-shrink`` under plain pytest): a
+verdict needs one failing example, not the smallest, and shrinking against a broken
+implementation takes minutes. A run that failed that way
 ends with the command that gets the minimal examples.
 
 The profiles must exist before Hypothesis' pytest plugin reads ``--hypothesis-profile`` (at
@@ -39,6 +40,9 @@ HYPOTHESIS_PROFILES = ("dev", "ci", "thorough")
 NO_SHRINK = "-no-shrink"
 """The suffix of each profile's variant without the shrink phase (``dev-no-shrink``, ...)."""
 SHRINK_OPTION = "--shrink"
+PYTEST_SHRINK_OPTION = "--cordspec-shrink"
+"""``cordspec run``'s ``--shrink`` as the pytest plugin spells it (prefixed, so that it cannot clash
+with another plugin's option)."""
 _explicit: bool | None = None
 """Whether this run named a profile with --hypothesis-profile; None outside pytest."""
 _shrink = False
@@ -94,7 +98,7 @@ def register() -> None:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.getgroup("cordspec").addoption(
-        SHRINK_OPTION,
+        PYTEST_SHRINK_OPTION,
         action="store_true",
         default=False,
         help="shrink failing examples to minimal ones (slower: off by default, unless "
@@ -111,7 +115,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if home:  # set by `cordspec run` (and inherited by xdist workers)
         set_hypothesis_home_dir(home)
     register_profiles()
-    _shrink = bool(config.getoption("shrink", False))
+    _shrink = bool(config.getoption("cordspec_shrink", False))
     try:
         _explicit = bool(config.getoption("--hypothesis-profile"))
     except ValueError:  # Hypothesis' plugin is not active in this run
@@ -149,9 +153,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     from ..adapters import selected_target
 
     command = shrink_command(
-        selected_target(config.getoption("impl")),
-        config.getoption("profile"),
-        config.getoption("deviations"),
+        selected_target(config.getoption("cordspec_impl")),
+        config.getoption("cordspec_profile"),
+        config.getoption("cordspec_deviations"),
         failed,
     )
     terminalreporter.write_line(

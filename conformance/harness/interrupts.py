@@ -45,6 +45,7 @@ __all__ = [
     "interrupted",
     "interrupting",
     "open_descriptors",
+    "sigint_handler",
 ]
 
 T = TypeVar("T")
@@ -58,6 +59,23 @@ OS_CALLS = ("open", "close", "replace", "rename", "unlink", "remove", "lstat", "
 
 
 _UNTRACED = frozenset({__file__, contextlib.__file__})
+
+
+user_interrupts = 0
+"""How many SIGINTs really sent (a user's Ctrl-C) :func:`sigint_handler` has seen in this
+process."""
+
+
+def sigint_handler(signum: int, frame: FrameType | None) -> None:
+    """SIGINT's handler while suite tests run (the plugin puts it in place, and
+    :func:`interrupting` over its block): like Python's own, it raises KeyboardInterrupt; a signal
+    really sent, which comes with a frame (:func:`deliver_sigint` passes none), is also counted,
+    so that the run stops after the test even where the test expected an injected interrupt or
+    the signal landed in a callback that swallowed it (a finalizer, a tracer's)."""
+    global user_interrupts
+    if frame is not None:
+        user_interrupts += 1
+    raise KeyboardInterrupt
 
 
 def deliver_sigint() -> None:
@@ -94,8 +112,9 @@ class Interrupter:
 
 @contextlib.contextmanager
 def interrupting(steps: Collection[int] = (), mode: Mode = "calls") -> Iterator[Interrupter]:
-    """Install an :class:`Interrupter` over the OS calls (or the lines run), with Python's default
-    SIGINT handler (a test runner may have replaced it) for the block; restore everything after."""
+    """Install an :class:`Interrupter` over the OS calls (or the lines run), with a SIGINT handler
+    that raises KeyboardInterrupt as Python's does (:func:`sigint_handler`: a test runner may have
+    replaced it) for the block; restore everything after."""
     interrupter = Interrupter(steps)
     saved: list[tuple[object, str, object]] = []
     if mode == "calls":
@@ -110,7 +129,7 @@ def interrupting(steps: Collection[int] = (), mode: Mode = "calls") -> Iterator[
         return trace
 
     tracing = sys.gettrace()
-    handler = signal.signal(signal.SIGINT, signal.default_int_handler)
+    handler = signal.signal(signal.SIGINT, sigint_handler)
     collecting = gc.isenabled()
     gc.disable()  # else earlier work's finalizers could run in the block, count, and swallow SIGINT
     try:

@@ -8,12 +8,18 @@ configuration nor the conftest files of the directory it is started in take part
 from __future__ import annotations
 
 import argparse
+import enum
 import errno
+import functools
+import importlib.metadata
 import importlib.util
 import os
 import re
+import secrets
 import shutil
 import sys
+import tempfile
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,16 +31,41 @@ from ..adapters.backend_run import add_backend_option, run_backends
 from ..api import ImplementationError
 from ..harness.hypothesis_home import HOME_VARIABLE, default_home
 from .collect import CollectError, collect_suite
+from .console import Tee
 from .deviations import read_deviations, suite_test_names, unmatched
 from .options import add_run_options
-from .report import check_report_path, clause_columns, fit
+from .report import check_report_path, clause_columns, first_sentence, fit
 from .spec import PROFILES, Clause, SpecError, load_spec
 
-__all__ = ["main", "pytest_args"]
+__all__ = ["EXIT_HELP", "Exit", "exit_status", "isolated", "main", "pytest_args"]
 
 INI = Path(__file__).parents[1] / "cordspec.ini"
 SUITE = Path(suite.__file__).parent
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*(\"])")
+
+
+class Exit(enum.IntEnum):
+    """``cordspec run``'s exit statuses: one meaning each."""
+
+    CONFORMS = 0
+    """The chosen profile conforms (with or without declared deviations)."""
+    DOES_NOT_CONFORM = 1
+    """A clause failed or is untested, a declared deviation is fixed, or a test failed."""
+    USAGE = 2
+    """Bad arguments, an implementation that cannot be loaded, an unwritable report path, no
+    test selected, or an internal error of pytest."""
+    INTERRUPTED = 3
+    """The run was stopped (Ctrl-C) before it ended: no verdict."""
+    PARTIAL = 4
+    """A run narrowed to some clauses (``--clause``, ``-k``, ``-m``, ``--deselect``) conformed on
+    those: no verdict on the whole profile."""
+
+
+EXIT_HELP = (
+    "Exit status: 0 the profile conforms (declared deviations aside); 1 it does not conform; "
+    "2 usage or load error (bad arguments, an implementation that cannot be loaded, a report "
+    "path that cannot be written, nothing selected); 3 interrupted (Ctrl-C; no verdict); 4 "
+    "partial run (narrowed with --clause, -k, -m or --deselect) that conformed on what it ran."
+)
 
 
 class _Failure(Exception):
@@ -58,19 +89,24 @@ def _parser() -> argparse.ArgumentParser:
         prog="cordspec",
         description="Conformance suite for ExecuTorch's file-backed serialization (spec/SPEC.md).",
     )
+    parser.add_argument("--version", action="version", version=f"cordspec {_version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     run = commands.add_parser(
         "run",
         help="run the conformance suite against an implementation",
         description="Run the conformance suite; arguments after -- go to pytest unchanged.",
         usage="cordspec run [options] [-- PYTEST_ARGS...]",
-        epilog="Exit status: 0 when every test passed, was a declared deviation or was not "
-        "applicable and the profile's verdict is CONFORMS (with or without declared deviations); "
-        "1 otherwise; 2 when the implementation cannot be loaded or the arguments are wrong; "
-        "else pytest's own status (2 interrupted, 3 internal error, 4 usage, 5 no tests).",
+        epilog=EXIT_HELP,
     )
     add_run_options(run.add_argument, pytest=False, extra={"--report": {"type": _report_path}})
     add_backend_option(run)
+    run.add_argument(
+        "--output",
+        metavar="FILE",
+        help="write pytest's full output (every traceback) to FILE (default: a new file in the "
+        "temporary directory); the console shows it without the failures' tracebacks, which the "
+        "clause report explains",
+    )
     run.add_argument(
         "--hypothesis-profile",
         metavar="NAME",
@@ -84,9 +120,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     clauses = commands.add_parser(
         "clauses",
-        help="list the clauses of the spec",
-        description="List the clauses: id, keyword, profile and the first sentence of the text.",
+        help="list the clauses of the spec, or show some in full",
+        description="List the clauses: id, keyword, profile and the first sentence of the text; "
+        "with clause ids, each of those in full (text, rationale, ExecuTorch's behaviour) and "
+        "the suite tests that check it.",
     )
+    clauses.add_argument("ids", nargs="*", metavar="ID", help="show these clauses in full")
     clauses.add_argument(
         "--profile",
         choices=PROFILES,
@@ -134,6 +173,13 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _version() -> str:
+    try:
+        return importlib.metadata.version("cordspec")
+    except importlib.metadata.PackageNotFoundError:  # run from a checkout that is not installed
+        return "unknown (not installed)"
+
+
 def pytest_args(
     impl: str,
     profile: str,
@@ -142,18 +188,25 @@ def pytest_args(
     hypothesis_profile: str | None = None,
     extra: Sequence[str] = (),
     shrink: bool = False,
+    timeout: float | None = None,
+    clauses: Sequence[str] = (),
 ) -> list[str]:
-    """The pytest command line ``cordspec run`` uses."""
+    """The pytest command line ``cordspec run`` uses: its options as the plugin spells them
+    (``--cordspec-impl``, ...)."""
     args = ["-c", str(INI), "--rootdir", str(INI.parent), "-p", "no:cacheprovider", str(SUITE)]
-    args += ["--impl", impl, "--profile", profile]
+    args += ["--cordspec-impl", impl, "--cordspec-profile", profile]
     for path in reports:
-        args += ["--report", path]
+        args += ["--cordspec-report", path]
     if deviations is not None:
-        args += ["--deviations", deviations]
+        args += ["--cordspec-deviations", deviations]
     if hypothesis_profile is not None:
         args += ["--hypothesis-profile", hypothesis_profile]
     if shrink:
-        args.append("--shrink")
+        args.append("--cordspec-shrink")
+    if timeout is not None:
+        args += ["--cordspec-timeout", f"{timeout:g}"]
+    for clause in clauses:
+        args += ["--cordspec-clause", clause]
     return [*args, *extra]
 
 
@@ -175,6 +228,10 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     if os.getcwd() not in sys.path:
         sys.path.append(os.getcwd())
     impl = selected_target(args.impl)
+    spec = load_spec()
+    unknown = [c for c in args.clause if c not in spec.clauses]
+    if unknown:
+        raise _Failure(f"--clause {unknown[0]}: no such clause (cordspec clauses lists them)")
     if getattr(args, "backend", None):  # one run per backend class, through this function
         return run_backends(args, extra, _run, impl)
     _load(impl)
@@ -187,17 +244,72 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
             found = read_deviations(path)
         except ValueError as exc:
             raise _Failure(str(exc).replace("\n", "\ncordspec: ")) from None
-        problems = unmatched(found, load_spec().clauses, suite_test_names(SUITE))
+        problems = unmatched(found, spec.clauses, suite_test_names(SUITE))
         if problems:
             raise _Failure("\ncordspec: ".join(["deviations that match nothing:", *problems]))
         deviations = str(path.resolve())
     _check_parallel(extra)
+    extra = seeded(isolated(extra))
     reports = [str(Path(p).resolve()) for p in args.report]
     argv = pytest_args(
-        impl, args.profile, reports, deviations, args.hypothesis_profile, extra, args.shrink
+        impl,
+        args.profile,
+        reports,
+        deviations,
+        args.hypothesis_profile,
+        extra,
+        args.shrink,
+        args.timeout,
+        args.clause,
     )
     os.environ.setdefault(HOME_VARIABLE, str(default_home()))  # no .hypothesis/ left in the cwd
-    return int(pytest.main(argv))
+    observer = _Observer()
+    output = args.output or _output_file()
+    try:
+        full = open(output, "w", encoding="utf-8")  # noqa: SIM115  # closed below, after the run
+    except OSError as exc:
+        raise _Failure(f"--output {output}: cannot write it: {exc.strerror or exc}") from None
+    with full:
+        tee = Tee(sys.stdout, full)
+        console, sys.stdout = sys.stdout, tee
+        try:
+            status = pytest.main(argv, plugins=[observer])
+        finally:
+            sys.stdout = console
+            tee.flush()
+    print(f"cordspec: pytest's full output (tracebacks and all) is in {output}")
+    return int(exit_status(status, observer.partial))
+
+
+def _output_file() -> str:
+    """A new file for pytest's full output, in the temporary directory: the user's to keep."""
+    fd, path = tempfile.mkstemp(prefix="cordspec-run-", suffix=".log")
+    os.close(fd)
+    return path
+
+
+class _Observer:
+    """Sees, after the plugin, whether the run's report was of a partial run."""
+
+    def __init__(self) -> None:
+        self.partial = False
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        reporter = session.config.pluginmanager.get_plugin("cordspec-reporter")
+        report = getattr(reporter, "report", None)
+        self.partial = bool(report is not None and report.header.partial)
+
+
+def exit_status(pytest_status: int, partial: bool) -> Exit:
+    """``cordspec run``'s status for pytest's, in a run that was ``partial`` or not."""
+    if pytest_status == pytest.ExitCode.OK:
+        return Exit.PARTIAL if partial else Exit.CONFORMS
+    if pytest_status == pytest.ExitCode.TESTS_FAILED:
+        return Exit.DOES_NOT_CONFORM
+    if pytest_status == pytest.ExitCode.INTERRUPTED:
+        return Exit.INTERRUPTED
+    return Exit.USAGE
 
 
 _XDIST_FLAGS = ("-n", "--numprocesses", "--dist", "--maxprocesses")
@@ -211,15 +323,41 @@ def _check_parallel(extra: Sequence[str]) -> None:
     )
     if wanted is not None and importlib.util.find_spec("xdist") is None:
         raise _Failure(
-            f"{wanted} runs the suite in parallel, which needs pytest-xdist: "
-            "pip install 'cordspec[parallel]'"
+            f"{wanted} runs the suite in parallel, which needs pytest-xdist (a dependency of "
+            "cordspec): pip install pytest-xdist"
         )
 
 
-def first_sentence(text: str) -> str:
-    """The first sentence of a clause's text, on one line."""
-    flat = _one_line(text)
-    return _SENTENCE_END.split(flat, maxsplit=1)[0]
+_IN_PROCESS_FLAGS = ("--pdb", "--trace", "--collect-only", "--co", "--setup-plan")
+"""pytest options that need the tests in this process (a debugger, or no tests run at all)."""
+MAX_WORKER_RESTARTS = 50
+"""How many crashed workers a run replaces before it stops (and judges the rest untested)."""
+
+
+def isolated(extra: Sequence[str]) -> list[str]:
+    """``extra`` (the pytest arguments after ``--``), with the suite run in a pytest-xdist worker
+    (``-n 1``) unless they choose the workers (``-n``, ``-p no:xdist``) or need this process:
+    an implementation that kills its interpreter (``os._exit``, a crash in an extension) then
+    kills a worker, whose test fails as crashed, and the run goes on to its verdict."""
+    chosen = any(
+        a.partition("=")[0] in (*_XDIST_FLAGS, *_IN_PROCESS_FLAGS)
+        or re.fullmatch(r"-n\S+", a)
+        or a in ("no:xdist", "-pno:xdist")
+        for a in extra
+    )
+    if chosen or importlib.util.find_spec("xdist") is None:
+        return list(extra)
+    restarts = any(a.partition("=")[0] == "--max-worker-restart" for a in extra)
+    more = [] if restarts else ["--max-worker-restart", str(MAX_WORKER_RESTARTS)]
+    return ["-n", "1", *more, *extra]
+
+
+def seeded(extra: Sequence[str]) -> list[str]:
+    """``extra`` with a Hypothesis seed chosen for the run unless it names one, so that the command
+    the report gives to rerun one clause draws the same examples."""
+    if any(a.partition("=")[0] == "--hypothesis-seed" for a in extra):
+        return list(extra)
+    return [*extra, f"--hypothesis-seed={secrets.randbelow(2**32)}"]
 
 
 def clause_lines(clauses: Sequence[Clause], width: int) -> list[str]:
@@ -230,6 +368,25 @@ def clause_lines(clauses: Sequence[Clause], width: int) -> list[str]:
         start = clause_columns(c, id_width)
         lines.append(start + fit(first_sentence(c.text), max(width - len(start), 20)))
     return lines
+
+
+def _in_full(clause: Clause, width: int) -> str:
+    """A clause as ``cordspec clauses ID`` shows it: heading, where it is, its text, rationale
+    and ExecuTorch's behaviour, wrapped to ``width``; then "tests:"."""
+    wrap = functools.partial(textwrap.fill, width=max(width, 40) - 4, initial_indent="  ")
+    wrap = functools.partial(wrap, subsequent_indent="  ")
+    parts = [
+        f"{clause.id} · {clause.keyword} · {clause.profile}",
+        f"  spec/SPEC.md line {clause.line}: {clause.section}"
+        + (f" / {clause.subsection}" if clause.subsection else ""),
+        wrap(_one_line(clause.text)),
+    ]
+    if clause.rationale:
+        parts.append(wrap(f"Rationale: {_one_line(clause.rationale)}"))
+    if clause.executorch:
+        parts.append(wrap(f"ExecuTorch 1.5.1: {_one_line(clause.executorch)}"))
+    parts.append("  tests:")
+    return "\n".join(parts)
 
 
 def _with_tests(clauses: Sequence[Clause], lines: list[str], profile: str) -> list[str]:
@@ -258,9 +415,16 @@ def _clauses(args: argparse.Namespace) -> int:
         raise _Failure(str(exc)) from None
     clauses = spec.in_profile(args.profile) if args.profile else list(spec.clauses.values())
     width = shutil.get_terminal_size(fallback=(100, 24)).columns
-    lines = clause_lines(clauses, width)
-    if args.tests:
-        lines = _with_tests(clauses, lines, args.profile or "strict")
+    if args.ids:
+        unknown = [i for i in args.ids if i not in spec.clauses]
+        if unknown:
+            raise _Failure(f"{unknown[0]}: no such clause (cordspec clauses lists them)")
+        chosen = [spec.clauses[i] for i in dict.fromkeys(args.ids)]
+        lines = _with_tests(chosen, [_in_full(c, width) for c in chosen], "strict")
+    else:
+        lines = clause_lines(clauses, width)
+        if args.tests:
+            lines = _with_tests(clauses, lines, args.profile or "strict")
     try:
         for line in lines:
             print(line)
@@ -317,4 +481,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _clauses(args)
     except _Failure as exc:
         print(f"cordspec: {exc}", file=sys.stderr)
-        return 2
+        return int(Exit.USAGE)
+    except KeyboardInterrupt:  # before pytest started, or after it ended
+        print("cordspec: interrupted", file=sys.stderr)
+        return int(Exit.INTERRUPTED)

@@ -13,6 +13,11 @@ version is among them; a line without brackets applies to every release.
 
 A target of another shape, or one that names no clause of the spec and no test of the suite, is
 an error (:func:`unmatched`): a deviation that matches nothing would silently declare nothing.
+
+How the plugin applies them: a test line makes the test a strict xfail. A clause line makes each
+failure that counts against the clause (its check named the clause, or the test names only
+declared clauses) an expected deviation of that clause alone, while the clause's passing tests
+still pass; a declared clause none of whose checks failed reads "deviation fixed" and fails the run.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ __all__ = [
     "Deviation",
     "applies",
     "builtin_deviations_path",
+    "declared_clauses",
     "parse_deviations",
     "read_deviations",
     "suite_test_names",
@@ -128,6 +134,11 @@ def parse_deviations(
     if problems:
         raise ValueError("\n".join(problems))
     return found
+
+
+def declared_clauses(deviations: Mapping[str, Deviation]) -> dict[str, Deviation]:
+    """The deviations that name a clause (not a test), by clause id."""
+    return {t: d for t, d in deviations.items() if _CLAUSE.fullmatch(t)}
 
 
 def builtin_deviations_path(implementation: str) -> Path:

@@ -1,5 +1,7 @@
-"""The options of a run, declared once: ``cordspec run`` (argparse) and the pytest plugin add the
-same flags with the same help from here."""
+"""The options of a run, declared once: ``cordspec run`` (argparse) adds them as ``--impl``,
+``--profile``, ...; the pytest plugin, which loads in every pytest run of an environment where
+cordspec is installed, adds them prefixed (``--cordspec-impl``, ...), so that they cannot clash
+with another plugin's options (pytest-profiling's ``--profile``)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,20 @@ from dataclasses import dataclass, field
 
 from .spec import PROFILES
 
-__all__ = ["RUN_OPTIONS", "RunOption", "add_run_options"]
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "PYTEST_PREFIX",
+    "RUN_OPTIONS",
+    "RunOption",
+    "add_run_options",
+    "pytest_flag",
+]
+
+DEFAULT_TIMEOUT = 180
+"""Seconds a suite test may run (pytest-timeout) before it fails as hung: far longer than any
+suite test takes against the reference or ExecuTorch."""
+PYTEST_PREFIX = "--cordspec-"
+"""How every option of cordspec's pytest plugin starts."""
 
 
 @dataclass(frozen=True)
@@ -18,8 +33,22 @@ class RunOption:
     flag: str
     help: str
     settings: dict[str, object] = field(default_factory=dict)
-    pytest_dest: str | None = None
-    """The destination under pytest, where a bare name could clash with another plugin's."""
+
+    @property
+    def pytest_flag(self) -> str:
+        """The flag under pytest: ``--cordspec-impl`` for ``--impl``."""
+        return pytest_flag(self.flag)
+
+    @property
+    def dest(self) -> str:
+        """The destination under pytest (``config.getoption``): ``cordspec_impl``."""
+        return self.pytest_flag[2:].replace("-", "_")
+
+
+def pytest_flag(flag: str) -> str:
+    """The pytest plugin's spelling of ``cordspec run``'s ``flag``: ``--impl`` gives
+    ``--cordspec-impl``."""
+    return PYTEST_PREFIX + flag.removeprefix("--")
 
 
 RUN_OPTIONS = (
@@ -38,7 +67,17 @@ RUN_OPTIONS = (
         "--report",
         "write the clause report to PATH: Markdown for .md, JSON for .json (repeatable)",
         {"action": "append", "default": [], "metavar": "PATH"},
-        pytest_dest="cordspec_report",
+    ),
+    RunOption(
+        "--timeout",
+        "fail a suite test still running after SECONDS as hung, and go on to the verdict "
+        f"(default: {DEFAULT_TIMEOUT}; 0: no limit)",
+        {"type": float, "default": DEFAULT_TIMEOUT, "metavar": "SECONDS"},
+    ),
+    RunOption(
+        "--clause",
+        "run only the tests of clause ID (repeatable): a partial run, judged on those clauses",
+        {"action": "append", "default": [], "metavar": "ID"},
     ),
     RunOption(
         "--deviations",
@@ -51,10 +90,13 @@ RUN_OPTIONS = (
 def add_run_options(
     add: Callable[..., object], *, pytest: bool, extra: dict[str, dict[str, object]] | None = None
 ) -> None:
-    """Add every run option with ``add`` (``parser.add_argument`` or ``group.addoption``);
-    ``extra`` adds keyword arguments by flag (e.g. argparse's ``type``)."""
+    """Add every run option with ``add`` (``parser.add_argument``, or with ``pytest`` true
+    ``group.addoption``, prefixed); ``extra`` adds keyword arguments by flag (e.g. argparse's
+    ``type``)."""
     for option in RUN_OPTIONS:
         settings = {**option.settings, **(extra or {}).get(option.flag, {})}
-        if pytest and option.pytest_dest:
-            settings["dest"] = option.pytest_dest
-        add(option.flag, help=option.help, **settings)
+        if pytest:
+            settings["dest"] = option.dest
+            add(option.pytest_flag, help=option.help, **settings)
+        else:
+            add(option.flag, help=option.help, **settings)

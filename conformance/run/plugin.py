@@ -7,6 +7,10 @@ import dataclasses
 import gc
 import hashlib
 import json
+import re
+import shlex
+import signal
+import threading
 from collections.abc import Generator, Iterator
 from pathlib import Path
 
@@ -16,20 +20,24 @@ import pytest
 from .. import suite
 from ..adapters import load_implementation, selected_target
 from ..api import Capability, Implementation, ImplementationError
+from ..harness import interrupts
 from ..harness.checks import failed_clauses
 from ..harness.helpers import Blobs, left_behind, placeholders
 from .deviations import (
     Deviation,
     builtin_deviations_path,
+    declared_clauses,
     read_deviations,
     suite_test_names,
     unmatched,
 )
 from .options import add_run_options
 from .report import (
+    BLOCKED_PROPERTY,
     CLAUSES_PROPERTY,
     DEVIATION_PREFIX,
     FAILED_CLAUSES_PROPERTY,
+    FAILURE_PROPERTY,
     NOT_APPLICABLE_PREFIX,
     OVERRIDE_PREFIX,
     RELIES_ON_PROPERTY,
@@ -50,6 +58,8 @@ _SPEC_KEY = pytest.StashKey[Spec]()
 _DEVIATIONS_KEY = pytest.StashKey[dict[str, Deviation]]()
 _REPORTER_NAME = "cordspec-reporter"
 _LOADED_KEY = pytest.StashKey[Implementation]()
+_HUNG = re.compile(r"^Timeout \(>([0-9.]+)s\) from pytest-timeout")
+"""pytest-timeout's message for a test that ran past its limit."""
 _IMPLEMENTATION_PROPERTY = "cordspec_implementation"
 """The ``user_properties`` name under which a test records the implementation its ``impl`` ran."""
 
@@ -76,9 +86,42 @@ def pytest_configure(config: pytest.Config) -> None:
         try:
             check_report_path(path)
         except ValueError as exc:
-            raise pytest.UsageError(f"--report {exc}") from None
+            raise pytest.UsageError(f"--cordspec-report {exc}") from None
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) reports
         config.pluginmanager.register(_Reporter(config), _REPORTER_NAME)
+    config.pluginmanager.register(_InterruptGuard(), "cordspec-interrupt-guard")
+
+
+class _InterruptGuard:
+    """While suite tests run in this process: SIGINT's handler is
+    :func:`~conformance.harness.interrupts.sigint_handler`, and a run during whose test a user's
+    SIGINT came stops after that test, even if the test (one expecting an injected interrupt) or a
+    callback the KeyboardInterrupt landed in swallowed it."""
+
+    def __init__(self) -> None:
+        self.previous: object = None
+        self.seen = 0
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> None:
+        suite_tests = any(i.get_closest_marker("clause") for i in session.items)
+        if not suite_tests or threading.current_thread() is not threading.main_thread():
+            return
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not ignored
+            self.previous = signal.signal(signal.SIGINT, interrupts.sigint_handler)
+        self.seen = interrupts.user_interrupts
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, None, None]:
+        yield
+        if interrupts.user_interrupts > self.seen:
+            self.seen = interrupts.user_interrupts
+            raise KeyboardInterrupt(f"interrupted (SIGINT) while {item.nodeid} ran")
+
+    def pytest_sessionfinish(self) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)  # type: ignore[arg-type]  # a handler it had
+            self.previous = None
 
 
 def clause_ids(item: pytest.Item, marker: str = "clause") -> list[str]:
@@ -97,16 +140,26 @@ def _spec(config: pytest.Config) -> Spec:
 
 def _deviations(config: pytest.Config) -> dict[str, Deviation]:
     if _DEVIATIONS_KEY not in config.stash:
-        option = config.getoption("deviations")
-        target = selected_target(config.getoption("impl"))
+        option = config.getoption("cordspec_deviations")
+        target = selected_target(config.getoption("cordspec_impl"))
         path = Path(option) if option else builtin_deviations_path(target)
         if option and not path.is_file():
-            raise pytest.UsageError(f"--deviations {option}: no such file")
+            raise pytest.UsageError(f"--cordspec-deviations {option}: no such file")
         try:
             config.stash[_DEVIATIONS_KEY] = read_deviations(path, _version(target))
         except ValueError as exc:
             raise pytest.UsageError(f"bad deviations file:\n{exc}") from None
     return config.stash[_DEVIATIONS_KEY]
+
+
+def _check_targets(config: pytest.Config, names: list[tuple[str, str]]) -> None:
+    """Stop the run with a usage error when a deviation matches nothing: no clause, no test
+    function, or no case among the collected ones (``names``: each item's function and node
+    name)."""
+    tests = suite_test_names(_SUITE) | {function for function, _ in names}
+    problems = unmatched(_deviations(config), _spec(config).clauses, tests, (n for _, n in names))
+    if problems:
+        raise pytest.UsageError("deviations that match nothing:\n" + "\n".join(problems))
 
 
 def _version(target: str) -> str | None:
@@ -122,14 +175,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     """Check clause ids and deviations' targets, leave out tests outside the profile, mark known
     deviations xfail."""
     spec = _spec(config)
-    profile = config.getoption("profile")
+    profile = config.getoption("cordspec_profile")
     deviations = _deviations(config)
-    tests = suite_test_names(_SUITE) | {getattr(i, "originalname", i.name) for i in items}
-    problems = unmatched(deviations, spec.clauses, tests, (i.name for i in items))
-    if problems:
-        raise pytest.UsageError("deviations that match nothing:\n" + "\n".join(problems))
+    if not hasattr(config, "workerinput"):  # an xdist worker's controller checks them instead
+        names = [(getattr(i, "originalname", i.name), i.name) for i in items]
+        _check_targets(config, names)
     keep: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
+    timeout = config.getoption("cordspec_timeout")
+    limited = config.pluginmanager.hasplugin("timeout")  # pytest-timeout, a dependency
     for item in items:
         ids = clause_ids(item)
         if not ids:
@@ -143,17 +197,28 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             dropped.append(item)
             continue
         item.user_properties.append((CLAUSES_PROPERTY, " ".join(ids)))
+        if timeout and limited:
+            item.add_marker(pytest.mark.timeout(timeout, method="signal"))
         if relied:
             item.user_properties.append((RELIES_ON_PROPERTY, " ".join(relied)))
         function = getattr(item, "originalname", item.name)
         owner = getattr(getattr(item, "cls", None), "__name__", None)  # Class::test, if any
         scoped = (f"{owner}::{function}", f"{owner}::{item.name}") if owner else ()
-        targets = dict.fromkeys((*ids, function, item.name, *scoped))  # item.name has parameters
+        # A clause's deviation is applied to each failure (pytest_runtest_makereport), so that its
+        # passing tests still pass; a test's is a strict xfail. item.name has the parameters.
+        targets = dict.fromkeys((function, item.name, *scoped))
         known = [deviations[t] for t in targets if t in deviations]
         if known:
             reason = "; ".join(f"{d.target}: {d.reason}" for d in known)
             item.add_marker(pytest.mark.xfail(strict=True, reason=f"{DEVIATION_PREFIX}{reason}"))
         keep.append(item)
+    chosen = set(config.getoption("cordspec_clause") or ())
+    unknown = sorted(chosen - set(spec.clauses))
+    if unknown:
+        raise pytest.UsageError(f"--cordspec-clause {unknown[0]}: no such clause")
+    if chosen:  # --clause: only the tests naming one of those clauses
+        dropped += [i for i in keep if not chosen & set(clause_ids(i))]
+        keep = [i for i in keep if chosen & set(clause_ids(i))]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
@@ -163,16 +228,54 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_runtest_makereport(
     item: pytest.Item, call: pytest.CallInfo[None]
 ) -> Generator[None, pluggy.Result[pytest.TestReport], None]:
-    """Record with a failed test's report the clauses its failing check named, if it named any."""
+    """Record with a failed (or xfailed) test's report the clauses its failing check named, if it
+    named any; turn a failure that counts only against declared clauses into an expected
+    deviation (:func:`_declared_failure`)."""
     outcome = yield
     report = outcome.get_result()
-    if report.failed and call.excinfo is not None:
-        named = failed_clauses(call.excinfo.value)
-        if named:
-            report.user_properties = [
-                *report.user_properties,
-                (FAILED_CLAUSES_PROPERTY, " ".join(named)),
-            ]
+    if call.excinfo is None or not (report.failed or hasattr(report, "wasxfail")):
+        return
+    named = failed_clauses(call.excinfo.value) or ()
+    properties = [(FAILED_CLAUSES_PROPERTY, " ".join(named))] if named else []
+    hung = _HUNG.search(str(call.excinfo.value))
+    if hung and isinstance(call.excinfo.value, pytest.fail.Exception):
+        properties.append((FAILURE_PROPERTY, f"hung after {float(hung[1]):g} s"))
+    if report.failed and report.when == "call":
+        declared = _declared_failure(item, named)
+        if declared is not None:
+            blamed, blocked, reason = declared
+            report.outcome = "skipped"
+            report.wasxfail = f"{DEVIATION_PREFIX}{reason}"  # as pytest's xfail sets it
+            properties = [(FAILED_CLAUSES_PROPERTY, " ".join(blamed))] if blamed else []
+            if blocked:
+                properties.append((BLOCKED_PROPERTY, " ".join(blamed)))
+    if properties:
+        report.user_properties = [*report.user_properties, *properties]
+
+
+def _declared_failure(
+    item: pytest.Item, named: tuple[str, ...]
+) -> tuple[tuple[str, ...], bool, str] | None:
+    """Whether a suite test's failure is one its declared clauses expect: (the clauses it counts
+    against, whether it is blocked by them, the reason), or None. A failure whose check named
+    clauses is expected when every one of them is declared; one that named none, when every
+    clause of the test is declared, or else when the test relies on declared clauses (then it
+    counts against those; the report checks that they failed in tests of their own)."""
+    ids = clause_ids(item)
+    if not ids:
+        return None
+    declared = declared_clauses(_deviations(item.config))
+    if named:
+        blamed, blocked = named, False
+    elif all(i in declared for i in ids):
+        blamed, blocked = (), False
+    else:
+        blamed = tuple(c for c in clause_ids(item, "relies_on") if c in declared)
+        blocked = True
+    if not all(c in declared for c in blamed or ids) or (blocked and not blamed):
+        return None
+    reason = "; ".join(f"{c}: {declared[c].reason}" for c in (blamed or ids))
+    return blamed, blocked, reason
 
 
 def pytest_assertrepr_compare(op: str, left: object, right: object) -> list[str] | None:
@@ -221,7 +324,9 @@ _POSITIONS = ((1, "op"), (2, "left"), (3, "right"))
 def impl(pytestconfig: pytest.Config) -> Implementation:
     """The implementation under test (override this fixture to test your own)."""
     try:
-        implementation = load_implementation(selected_target(pytestconfig.getoption("impl")))
+        implementation = load_implementation(
+            selected_target(pytestconfig.getoption("cordspec_impl"))
+        )
     except ImplementationError as exc:
         pytest.exit(f"cordspec: {exc}", returncode=4)
     pytestconfig.stash[_LOADED_KEY] = implementation
@@ -252,7 +357,7 @@ def _describe(implementation: Implementation, request: pytest.FixtureRequest) ->
     capabilities, and how it was chosen (``--impl``, or the test file whose ``impl`` gave it)."""
     config = request.config
     if config.stash.get(_LOADED_KEY, None) is implementation:
-        chosen = selected_target(config.getoption("impl"))
+        chosen = selected_target(config.getoption("cordspec_impl"))
     else:
         chosen = f"{OVERRIDE_PREFIX}{request.node.nodeid.partition('::')[0]}"
     present = implementation.capabilities
@@ -305,6 +410,7 @@ def _restriction(config: pytest.Config) -> str:
             parts.append(f"{flag} {value!r}")
     for nodeid in config.getoption("deselect", default=None) or []:
         parts.append(f"--deselect {nodeid}")
+    parts.extend(f"--clause {c}" for c in config.getoption("cordspec_clause", default=None) or [])
     return " ".join(parts)
 
 
@@ -317,8 +423,23 @@ class _Reporter:
         self.report: Report | None = None
         self.written: list[str] = []
         self.errors: list[str] = []
+        self.checked = False
+        """Whether the deviations' targets were checked against an xdist worker's collection."""
         self.ran: set[str] = set()
         """What the tests' ``impl`` gave, as :func:`_describe` put it."""
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
+        """Under pytest-xdist, where the workers collect: check the deviations' targets against
+        what a worker collected, here, where a usage error stops the run cleanly."""
+        if self.checked:
+            return
+        self.checked = True
+        names = [nodeid.rpartition("::")[2] for nodeid in ids]
+        try:
+            _check_targets(self.config, [(n.partition("[")[0], n) for n in names])
+        except pytest.UsageError as exc:
+            pytest.exit(f"cordspec: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.collector.add(report)
@@ -329,7 +450,7 @@ class _Reporter:
     def _build(self) -> Report:
         config = self.config
         spec = _spec(config)
-        profile = config.getoption("profile")
+        profile = config.getoption("cordspec_profile")
         partial = _restriction(config)
         if self.ran:  # what the tests ran, which an override of ``impl`` may have changed
             described = [json.loads(d) for d in sorted(self.ran)]  # xdist: in any order
@@ -339,22 +460,55 @@ class _Reporter:
                 chosen = f"{chosen}; {other[2]}"
             header = make_header(chosen, profile, spec, None, partial=partial)
             header = dataclasses.replace(
-                header, implementation=name, version=version, absent=tuple(map(tuple, absent))
+                header,
+                implementation=name,
+                version=version,
+                absent=tuple(map(tuple, absent)),
+                chosen=tuple(config.getoption("cordspec_clause") or ()),
             )
-            return build_report(spec, header, self.collector.results())
-        impl = selected_target(config.getoption("impl"))
+            return build_report(spec, header, self.collector.results(), self._declared())
+        impl = selected_target(config.getoption("cordspec_impl"))
         try:
             implementation: Implementation | None = load_implementation(impl)
             error = ""
         except Exception as exc:  # described in the report; the tests already said what failed
             implementation, error = None, f"{type(exc).__name__}: {exc}"
         header = make_header(impl, profile, spec, implementation, error, partial=partial)
-        return build_report(spec, header, self.collector.results())
+        header = dataclasses.replace(
+            header, chosen=tuple(config.getoption("cordspec_clause") or ())
+        )
+        return build_report(spec, header, self.collector.results(), self._declared())
+
+    def _rerun(self, clause: str) -> str:
+        """The command that runs the tests of ``clause`` again, as this run ran them (same
+        implementation, profile, deviations and Hypothesis seed)."""
+        config = self.config
+        report = self.report
+        seed = config.getoption("hypothesis_seed", default=None)
+        pytest_extra = [f"--hypothesis-seed={seed}"] if seed is not None else []
+        if report is not None and report.header.impl.startswith(OVERRIDE_PREFIX):
+            tree = report.header.impl[len(OVERRIDE_PREFIX) :].split("; ")[0]
+            return shlex.join(["pytest", tree, "--cordspec-clause", clause, *pytest_extra])
+        args = ["cordspec", "run", "--impl", selected_target(config.getoption("cordspec_impl"))]
+        args += ["--profile", config.getoption("cordspec_profile")]
+        deviations = config.getoption("cordspec_deviations")
+        if deviations:
+            args += ["--deviations", deviations]
+        args += ["--clause", clause]
+        return shlex.join([*args, "--", *pytest_extra] if pytest_extra else args)
+
+    def _declared(self) -> dict[str, str]:
+        """The clauses the deviations file declares, with their reasons."""
+        return {c: d.reason for c, d in declared_clauses(_deviations(self.config)).items()}
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if not self.collector.active:
             return
         self.report = report = self._build()
+        if session.exitstatus == pytest.ExitCode.INTERRUPTED:
+            self.report = report = dataclasses.replace(
+                report, header=dataclasses.replace(report.header, interrupted=True)
+            )
         for path in self.config.getoption("cordspec_report"):
             try:
                 report.write(path)
@@ -382,10 +536,20 @@ class _Reporter:
             tr.write_line(line)
         tr.write_line("")
         colour = {Kind.CONFORMS: "green", Kind.DEVIATES: "yellow", Kind.DOES_NOT_CONFORM: "red"}
-        for (_, verdict), line in zip(report.verdicts.items(), report.verdict_lines(), strict=True):
+        if report.header.interrupted:
+            for line in report.verdict_lines():
+                tr.write_line(line, bold=True, red=True)
+        for (_, verdict), line in zip(
+            report.shown_verdicts.items(), report.verdict_lines(), strict=False
+        ):
             tr.write_line(line, bold=True, **{colour[verdict.kind]: True})
         for line in report.exit_lines():
             tr.write_line(line, red=True)
+        why = report.why_lines(self._rerun, width)
+        if why:
+            tr.write_sep("-", "why each failed clause failed", fullwidth=width)
+            for line in why:
+                tr.write_line(line)
         for path in self.written:
             tr.write_line(f"cordspec report written to {path}")
         for error in self.errors:

@@ -34,8 +34,9 @@ import enum
 import importlib.metadata
 import json
 import os
+import re
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from importlib import resources
@@ -48,9 +49,11 @@ from ..api import Capability, Implementation, without
 from .spec import Clause, Profile, Spec, profiles_within
 
 __all__ = [
+    "BLOCKED_PROPERTY",
     "CLAUSES_PROPERTY",
     "DEVIATION_PREFIX",
     "FAILED_CLAUSES_PROPERTY",
+    "FAILURE_PROPERTY",
     "FORMATS",
     "NOT_APPLICABLE_PREFIX",
     "OVERRIDE_PREFIX",
@@ -69,6 +72,7 @@ __all__ = [
     "check_report_path",
     "clause_results",
     "clause_status",
+    "first_sentence",
     "make_header",
     "report_format",
     "report_schema",
@@ -80,6 +84,14 @@ CLAUSES_PROPERTY = "cordspec_clauses"
 """The ``user_properties`` name under which the plugin stores a test's clause ids."""
 FAILED_CLAUSES_PROPERTY = "cordspec_failed_clauses"
 """The ``user_properties`` name of the clause ids a failed test's failing check named."""
+FAILURE_PROPERTY = "cordspec_failure"
+"""The ``user_properties`` name of what a failure was, said better than its exception: "hung after
+N s" (the time limit), "crashed" (the process running it died)."""
+CRASHED_PHASE = "???"
+"""The phase of the report pytest-xdist makes for the test a dead worker was running."""
+BLOCKED_PROPERTY = "cordspec_blocked_by"
+"""The ``user_properties`` name of the declared clauses a test relies on and which its expected
+deviation counts against (its failure named no clause)."""
 RELIES_ON_PROPERTY = "cordspec_relies_on"
 """The ``user_properties`` name of the clause ids a test relies on (its ``relies_on`` markers)."""
 DEVIATION_PREFIX = "known deviation: "
@@ -87,8 +99,12 @@ NOT_APPLICABLE_PREFIX = "not applicable: "
 OVERRIDE_PREFIX = "the impl fixture of "
 """How the header's ``impl`` starts when a test tree's own ``impl`` fixture chose the
 implementation (then no ``--impl`` did)."""
+INTERRUPTED_LINE = "INTERRUPTED: the run was stopped before it ended; no verdict"
+"""What a report of an interrupted run says at its top, and in place of its verdicts."""
 REQUIRED = ("MUST", "MUST NOT")
 """The keywords whose clauses decide a verdict."""
+RECOMMENDED = ("SHOULD", "SHOULD NOT")
+"""The keywords whose failed clauses a verdict names, without changing it."""
 FORMATS = {".md": "markdown", ".json": "json"}
 """Report formats by file suffix."""
 REPORT_FORMAT = "cordspec-report/1"
@@ -129,6 +145,11 @@ class Status(str, enum.Enum):
     UNTESTED = "untested"
     NOT_RUN = "not run"
     """A partial run left out every test of the clause."""
+    NOT_TESTABLE = "not testable here"
+    """No test of this suite can check the clause; the spec says why (its *Untested:* note)."""
+    DEVIATION_FIXED = "deviation fixed"
+    """Declared as a deviation (a clause line), yet none of its checks failed: it fails the run
+    until the line is removed, as a strict xfail that passes does."""
 
 
 ACCEPTABLE = frozenset({Outcome.PASSED, Outcome.DEVIATION, Outcome.NOT_APPLICABLE})
@@ -150,10 +171,20 @@ class Result:
     blocked_by: tuple[str, ...] = ()
     """For a blocked failure (see :func:`with_reliance`): the relied-on clauses that failed in
     tests of their own; ``failed_clauses`` then names them too."""
+    message: str = field(default="", compare=False)
+    """A failure's whole message (what was expected, what happened, the scenario), for the
+    console's account of why a clause failed; ``reason`` is its first line."""
 
     def fails(self, clause: str) -> bool:
         """Whether this result fails ``clause``."""
         if self.outcome is not Outcome.FAILED:
+            return False
+        return clause in self.failed_clauses if self.failed_clauses else clause in self.clauses
+
+    def deviates(self, clause: str) -> bool:
+        """Whether this result is an expected deviation of ``clause``: a declared failure that
+        counts against it (the clauses its check named; without those, every clause of it)."""
+        if self.outcome is not Outcome.DEVIATION:
             return False
         return clause in self.failed_clauses if self.failed_clauses else clause in self.clauses
 
@@ -218,18 +249,24 @@ def _skip_reason(report: pytest.TestReport) -> str:
     return text[len("Skipped: ") :] if text.startswith("Skipped: ") else text
 
 
-def _clauses(report: pytest.TestReport, name: str = CLAUSES_PROPERTY) -> tuple[str, ...] | None:
+def _property(report: pytest.TestReport, name: str) -> str | None:
     for prop in report.user_properties:
         # a (name, value) tuple, or a list once it went through xdist's serialization
         if isinstance(prop, (tuple, list)) and len(prop) == 2 and prop[0] == name:
-            return tuple(str(prop[1]).split())
+            return str(prop[1])
     return None
+
+
+def _clauses(report: pytest.TestReport, name: str = CLAUSES_PROPERTY) -> tuple[str, ...] | None:
+    value = _property(report, name)
+    return None if value is None else tuple(value.split())
 
 
 def _outcome(report: pytest.TestReport) -> tuple[Outcome, str] | None:
     """The outcome one phase's report implies, or None when it implies nothing (a passed phase)."""
     if report.failed:
-        return Outcome.FAILED, _failure_reason(report)
+        said = _property(report, FAILURE_PROPERTY)
+        return Outcome.FAILED, said if said is not None else _failure_reason(report)
     if report.skipped:
         wasxfail = getattr(report, "wasxfail", None)
         if isinstance(wasxfail, str):
@@ -245,13 +282,22 @@ def _outcome(report: pytest.TestReport) -> tuple[Outcome, str] | None:
     return None
 
 
+def _failure_message(report: pytest.TestReport) -> str:
+    """The whole message of a failure: its exception's text (pytest's crash message)."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    message = getattr(crash, "message", None)
+    return message.strip() if isinstance(message, str) else str(report.longrepr or "").strip()
+
+
 @dataclass
 class _Partial:
     clauses: tuple[str, ...]
     outcome: Outcome | None = None
     reason: str = ""
+    message: str = ""
     failed_clauses: tuple[str, ...] = ()
     relies_on: tuple[str, ...] = ()
+    blocked_by: tuple[str, ...] = ()
 
 
 class Collector:
@@ -264,8 +310,18 @@ class Collector:
         self._tests: dict[str, _Partial] = {}
 
     def add(self, report: pytest.TestReport) -> None:
-        """Take one phase's report (from this process or from an xdist worker)."""
+        """Take one phase's report (from this process or from an xdist worker); the report
+        pytest-xdist makes for a test whose worker died (phase "???", no properties) fails the
+        test as crashed."""
         clauses = _clauses(report)
+        if clauses is None and report.nodeid in self._tests and report.when == CRASHED_PHASE:
+            partial = self._tests[report.nodeid]
+            partial.outcome, partial.failed_clauses = Outcome.FAILED, ()
+            partial.reason = (
+                f"crashed: the process running it died ({_one_line(str(report.longrepr))})"
+            )
+            partial.message = partial.reason
+            return
         if clauses is None:
             return
         partial = self._tests.setdefault(
@@ -277,7 +333,10 @@ class Collector:
         if implied[0] is Outcome.FAILED or partial.outcome is None:
             partial.outcome, partial.reason = implied
             if implied[0] is Outcome.FAILED:
+                partial.message = _failure_message(report)
+            if implied[0] in (Outcome.FAILED, Outcome.DEVIATION):
                 partial.failed_clauses = _clauses(report, FAILED_CLAUSES_PROPERTY) or ()
+                partial.blocked_by = _clauses(report, BLOCKED_PROPERTY) or ()
 
     @property
     def active(self) -> bool:
@@ -295,6 +354,8 @@ class Collector:
                 p.reason,
                 p.failed_clauses,
                 p.relies_on,
+                p.blocked_by,
+                p.message,
             )
             for nodeid, p in sorted(self._tests.items())
         ]
@@ -312,8 +373,11 @@ def with_reliance(results: Iterable[Result]) -> list[Result]:
     blocked or not, so a clause is never blamed through a chain of reliances, and each relied-on
     clause needs a test of its own that relies on nothing. A relied-on clause that is a declared
     deviation (xfailed, not failed) blocks nothing, so a new failure is never hidden behind a
-    known one."""
-    results = list(results)
+    known one.
+
+    An expected deviation taken for a declared clause the test relies on (its ``blocked_by``)
+    stands only if that clause deviates in a test of its own; else it is the failure it was."""
+    results = _checked_blocked_deviations(list(results))
 
     def reliant(result: Result) -> bool:
         return (
@@ -332,6 +396,32 @@ def with_reliance(results: Iterable[Result]) -> list[Result]:
             blocked = tuple(c for c in result.relies_on if c in own and c not in result.clauses)
             if blocked:
                 result = replace(result, failed_clauses=blocked, blocked_by=blocked)
+        out.append(result)
+    return out
+
+
+def _checked_blocked_deviations(results: list[Result]) -> list[Result]:
+    """``results`` with each deviation blocked by declared clauses none of which deviates in a
+    test of its own turned back into the failure it was: a known deviation hides no new one."""
+    own: set[str] = set()
+    for result in results:
+        if result.outcome is Outcome.DEVIATION and not result.blocked_by:
+            own.update(result.failed_clauses or result.clauses)
+    out = []
+    for result in results:
+        if (
+            result.outcome is Outcome.DEVIATION
+            and result.blocked_by
+            and not own & set(result.blocked_by)
+        ):
+            result = replace(
+                result,
+                outcome=Outcome.FAILED,
+                failed_clauses=(),
+                blocked_by=(),
+                reason=f"{result.reason} (but {', '.join(result.blocked_by)} failed in no "
+                "test of its own)",
+            )
         out.append(result)
     return out
 
@@ -362,11 +452,22 @@ def clause_status(tests: Sequence[Result], clause: str | None = None) -> tuple[S
             Status.FAILED,
             f"{failed.nodeid}: {failed.reason}" if failed.reason else failed.nodeid,
         )
-    blocked = next((t for t in tests if t.blocked_by and clause in t.clauses), None)
+    blocked = next(
+        (t for t in tests if t.outcome is Outcome.FAILED and t.blocked_by and clause in t.clauses),
+        None,
+    )
     if blocked is not None:
         why = f"{blocked.nodeid} relies on {', '.join(blocked.blocked_by)}, which failed"
         return Status.UNTESTED, f"{why}; it failed: {blocked.reason}" if blocked.reason else why
-    if deviation := first(Outcome.DEVIATION):
+    deviation = next(
+        (
+            t
+            for t in tests
+            if (t.outcome is Outcome.DEVIATION if clause is None else t.deviates(clause))
+        ),
+        None,
+    )
+    if deviation is not None:
         return Status.DEVIATION, deviation.reason
     if first(Outcome.PASSED):
         return Status.PASSED, ""
@@ -380,6 +481,11 @@ def clause_status(tests: Sequence[Result], clause: str | None = None) -> tuple[S
         return Status.UNTESTED, (
             f"{stopped.nodeid} stopped at a failure of {', '.join(stopped.failed_clauses)}"
         )
+    other = first(Outcome.DEVIATION)
+    if other is not None:
+        return Status.UNTESTED, (
+            f"{other.nodeid} stopped at an expected deviation of {', '.join(other.failed_clauses)}"
+        )
     return Status.UNTESTED, ""
 
 
@@ -389,11 +495,16 @@ def clause_results(
     results: Iterable[Result],
     absent: Sequence[tuple[str, str]] = (),
     partial: bool = False,
+    declared: Mapping[str, str] | None = None,
+    chosen: Collection[str] = (),
 ) -> list[ClauseResult]:
     """The status of every clause of ``profile``, in document order. A clause that needs an
     optional part among ``absent`` ((capability, reason) pairs) is not applicable whatever its
     tests did: no clause is credited for a part the implementation lacks (SPEC.md section 1.1).
-    In a ``partial`` run, a clause with no test is *not run* instead of *untested*."""
+    In a ``partial`` run, a clause with no test is *not run* instead of *untested*. A clause of
+    ``declared`` (clause id: reason, the deviation file's clause lines) that would pass is a
+    *deviation fixed*: none of its checks failed."""
+    declared = declared or {}
     why = dict(absent)
     needs = spec.needing(why)
     clauses = spec.in_profile(profile)
@@ -408,10 +519,20 @@ def clause_results(
         if clause.id in needs:
             part = needs[clause.id]
             status, reason = Status.NOT_APPLICABLE, f"needs {part}: {why[part]}"
+        elif chosen and clause.id not in chosen:
+            status, reason = Status.NOT_RUN, "not chosen by --clause"
+        elif not tests and clause.untested:
+            status, reason = Status.NOT_TESTABLE, clause.untested
         elif partial and not tests:
             status, reason = Status.NOT_RUN, "no test of it was selected"
         else:
             status, reason = clause_status(tests, clause.id)
+            if status is Status.PASSED and clause.id in declared:
+                status = Status.DEVIATION_FIXED
+                reason = (
+                    f"declared as a deviation ({declared[clause.id]}), yet no check of it failed: "
+                    "remove its line from the deviations file"
+                )
         out.append(ClauseResult(clause, status, reason, tests))
     return out
 
@@ -440,6 +561,9 @@ class Verdict:
     without: tuple[str, ...] = ()
     """The optional parts the implementation lacks (SPEC.md section 1.1): what the verdict does
     not cover."""
+    should_failed: tuple[str, ...] = ()
+    """The SHOULD and SHOULD NOT clauses of the profile that failed: no part of the verdict,
+    which says them all the same."""
 
     @property
     def covers(self) -> str:
@@ -457,7 +581,11 @@ class Verdict:
     @property
     def text(self) -> str:
         text = self._text()
-        return f"{text}, PARTIAL RUN: {self.not_run} not run" if self.not_run else text
+        if self.not_run:
+            text = f"{text}, PARTIAL RUN: {self.not_run} not run"
+        if self.should_failed:
+            text += f"; SHOULD FAILED: {', '.join(self.should_failed)}"
+        return text
 
     def _text(self) -> str:
         kind = self.kind
@@ -483,6 +611,7 @@ class Verdict:
             "untested": self.untested,
             "not_applicable": self.not_applicable,
             "not_run": self.not_run,
+            "should_failed": list(self.should_failed),
         }
 
 
@@ -501,19 +630,30 @@ def verdict(
     saying it covers the implementation without the ``absent`` capabilities (their values)."""
     wanted = profiles_within(profile)
     counts = dict.fromkeys(Status, 0)
+    should_failed: list[str] = []
+    failing = (Status.FAILED, Status.DEVIATION_FIXED)
     for result in results:
-        if result.clause.profile in wanted and result.clause.keyword in REQUIRED:
+        clause = result.clause
+        if clause.profile in wanted and clause.keyword in REQUIRED:
             counts[result.status] += 1
+        elif (
+            clause.profile in wanted and clause.keyword in RECOMMENDED and result.status in failing
+        ):
+            should_failed.append(clause.id)
     return Verdict(
         profile=profile,
         passed=counts[Status.PASSED],
-        applicable=sum(counts.values()) - counts[Status.NOT_APPLICABLE] - counts[Status.NOT_RUN],
-        failed=counts[Status.FAILED],
+        applicable=sum(counts.values())
+        - counts[Status.NOT_APPLICABLE]
+        - counts[Status.NOT_RUN]
+        - counts[Status.NOT_TESTABLE],
+        failed=counts[Status.FAILED] + counts[Status.DEVIATION_FIXED],
         deviations=counts[Status.DEVIATION],
         untested=counts[Status.UNTESTED],
         not_applicable=counts[Status.NOT_APPLICABLE],
         not_run=counts[Status.NOT_RUN],
         without=_without(absent),
+        should_failed=tuple(should_failed),
     )
 
 
@@ -539,6 +679,10 @@ class Header:
     """Why the implementation could not be described, if it could not be loaded here."""
     partial: str = ""
     """How the run was narrowed (``-k 'merge'``), or "" for a whole run."""
+    interrupted: bool = False
+    """The run was stopped (Ctrl-C) before it ended: a report of it gives no verdict."""
+    chosen: tuple[str, ...] = ()
+    """The clauses ``--clause`` chose: the run judges those alone (the others are *not run*)."""
 
     @property
     def chosen_by(self) -> str:
@@ -605,6 +749,30 @@ def clause_columns(clause: Clause, id_width: int) -> str:
     return f"{clause.id:<{id_width}}  {clause.keyword:<8}  {clause.profile:<6}  "
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`*(\"])")
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a clause's text, on one line."""
+    return _SENTENCE_END.split(" ".join(text.split()), maxsplit=1)[0]
+
+
+STATUS_MEANINGS = {
+    Status.PASSED: "its tests ran and passed (the clause's checks held)",
+    Status.FAILED: "a check of it failed; the reason names the test and its message",
+    Status.DEVIATION: "a declared deviation: a check of it failed, as the deviations file says",
+    Status.NOT_APPLICABLE: "it needs an optional part (SPEC.md section 1.1) the implementation "
+    "lacks",
+    Status.UNTESTED: "no test of it ran to its end (skipped, or stopped at another clause's "
+    "failure): it counts against the verdict",
+    Status.NOT_RUN: "a partial run (--clause, -k, -m) left out every test of it",
+    Status.DEVIATION_FIXED: "declared as a deviation, yet no check of it failed: remove the "
+    "line; it fails the run",
+    Status.NOT_TESTABLE: "no test of this suite can check it; the reason is the spec's",
+}
+"""What each status means: the legend of a Markdown report."""
+
+
 def _cell(text: str) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
@@ -630,18 +798,29 @@ class Report:
 
     @property
     def exit_ok(self) -> bool:
-        """Every test passed, xfailed or was not applicable, and the verdict is not negative."""
+        """Every test passed, xfailed or was not applicable, and the verdict is not negative (and
+        the run was not interrupted)."""
+        if self.header.interrupted:
+            return False
         return not self.not_acceptable and self.verdict.kind is not Kind.DOES_NOT_CONFORM
+
+    @property
+    def shown_verdicts(self) -> dict[str, Verdict]:
+        """The verdicts a report gives: none for an interrupted run."""
+        return {} if self.header.interrupted else self.verdicts
 
     # terminal
 
     def verdict_lines(self) -> list[str]:
+        if self.header.interrupted:
+            return [INTERRUPTED_LINE]
         width = max(len(v.covers) for v in self.verdicts.values()) + 1
         return [f"{v.covers + ':':<{width}} {v.text}" for v in self.verdicts.values()]
 
     def header_lines(self, width: int = 100) -> list[str]:
         h = self.header
-        lines = [
+        lines = [INTERRUPTED_LINE] if h.interrupted else []
+        lines += [
             f"implementation: {h.implementation} {h.version} ({h.chosen_by})",
             f"profile: {h.profile}; spec version {h.spec_version}; {h.date}",
         ]
@@ -674,10 +853,40 @@ class Report:
             rows.append(row.rstrip())
         return rows
 
+    def why_lines(
+        self, rerun: Callable[[str], str] | None = None, width: int = 100, most: int = 12
+    ) -> list[str]:
+        """For each failed clause, once: the test whose check failed, its message (at most
+        ``most`` lines, each cut to ``width``), and ``rerun(clause)``, the command that runs that
+        clause again. A message already shown for an earlier clause is referred to, not
+        repeated."""
+        lines: list[str] = []
+        shown: dict[str, str] = {}
+        for c in self.clauses:
+            if c.status not in (Status.FAILED, Status.DEVIATION_FIXED):
+                continue
+            test = next((t for t in c.tests if t.fails(c.clause.id)), None)
+            if test is None:  # a declared deviation that was fixed: the reason says so
+                lines.append(fit(f"{c.clause.id} {c.status.value}: {c.reason}", width))
+            elif test.nodeid in shown:
+                lines.append(
+                    fit(f"{c.clause.id} failed: {test.nodeid}, as {shown[test.nodeid]}", width)
+                )
+            else:
+                shown[test.nodeid] = c.clause.id
+                lines.append(fit(f"{c.clause.id} failed: {test.nodeid}", width))
+                message = [ln for ln in (test.message or test.reason).splitlines() if ln.strip()]
+                lines += [f"    {fit(line, width - 4)}" for line in message[:most]]
+                if len(message) > most:
+                    lines.append(f"    ... ({len(message) - most} more lines in the full output)")
+            if rerun is not None:
+                lines.append(f"    rerun: {rerun(c.clause.id)}")
+        return lines
+
     def exit_lines(self) -> list[str]:
         """Why the run fails although the verdict does not, if it does."""
         bad = self.not_acceptable
-        if not bad or self.verdict.kind is Kind.DOES_NOT_CONFORM:
+        if not bad or self.header.interrupted or self.verdict.kind is Kind.DOES_NOT_CONFORM:
             return []
         failed = sum(r.outcome is Outcome.FAILED for r in bad)
         skipped = len(bad) - failed
@@ -701,7 +910,8 @@ class Report:
             "absent_capabilities": [{"capability": c, "reason": r} for c, r in h.absent],
             "error": h.error,
             "partial": h.partial,
-            "verdicts": {p: v.to_json() for p, v in self.verdicts.items()},
+            "interrupted": h.interrupted,
+            "verdicts": {p: v.to_json() for p, v in self.shown_verdicts.items()},
             "exit_ok": self.exit_ok,
             "clauses": [
                 {
@@ -709,6 +919,8 @@ class Report:
                     "keyword": c.clause.keyword,
                     "profile": c.clause.profile,
                     "section": c.clause.section,
+                    "text": " ".join(c.clause.text.split()),
+                    "spec_line": c.clause.line,
                     "status": c.status.value,
                     "reason": c.reason,
                     "tests": [
@@ -734,9 +946,10 @@ class Report:
     def to_markdown(self) -> str:
         h = self.header
         absent = f"{len(h.absent)}, listed below" if h.absent else "none"
-        lines = [
-            "# cordspec conformance report",
-            "",
+        lines = ["# cordspec conformance report", ""]
+        if h.interrupted:
+            lines += [f"**{INTERRUPTED_LINE}**", ""]
+        lines += [
             "| | |",
             "| --- | --- |",
             f"| Implementation | {_cell(h.implementation)} {_cell(h.version)} |",
@@ -757,14 +970,24 @@ class Report:
             lines += ["", "Absent capabilities (clauses that need them are not applicable):", ""]
             lines += [f"- `{c}`: {' '.join(r.split())}" for c, r in h.absent]
         lines += ["", "## Verdict", ""]
-        lines += [f"- **{p}**{v.covers[len(p) :]}: {v.text}" for p, v in self.verdicts.items()]
+        lines += [
+            f"- **{p}**{v.covers[len(p) :]}: {v.text}" for p, v in self.shown_verdicts.items()
+        ]
+        if h.interrupted:
+            lines.append(f"- {INTERRUPTED_LINE}")
         lines += [
             "",
             "Counts are of MUST and MUST NOT clauses; SHOULD and MAY clauses show their status "
             "but do not change a verdict.",
         ]
         lines += [f"\n{line}." for line in self.exit_lines()]
-        lines += ["", "## Clauses"]
+        lines += ["", "## Statuses", ""]
+        lines += [f"- **{s.value}**: {STATUS_MEANINGS[s]}" for s in Status]
+        lines += ["", "## Clauses", ""]
+        lines.append(
+            "Each row gives the clause's first sentence; `spec/SPEC.md` (line given) has the rest, "
+            "and `cordspec clauses ID` prints it with the clause's tests."
+        )
         section = None
         for c in self.clauses:
             if c.clause.section != section:
@@ -773,12 +996,13 @@ class Report:
                     "",
                     f"### {_cell(section) or '(no section)'}",
                     "",
-                    "| Clause | Keyword | Profile | Status | Tests | Reason |",
-                    "| --- | --- | --- | --- | --- | --- |",
+                    "| Clause | Keyword | Profile | Status | Tests | Reason | Requirement |",
+                    "| --- | --- | --- | --- | --- | --- | --- |",
                 ]
+            requirement = f"{first_sentence(c.clause.text)} (line {c.clause.line})"
             lines.append(
                 f"| {c.clause.id} | {c.clause.keyword} | {c.clause.profile} | {c.status.value} "
-                f"| {len(c.tests)} | {_cell(c.reason)} |"
+                f"| {len(c.tests)} | {_cell(c.reason)} | {_cell(requirement)} |"
             )
         unusual = [r for r in self.results if r.outcome is not Outcome.PASSED]
         if unusual:
@@ -805,11 +1029,23 @@ class Report:
         target.write_text(text, encoding="utf-8")
 
 
-def build_report(spec: Spec, header: Header, results: Sequence[Result]) -> Report:
-    """The report for ``header.profile``: its clauses, and verdicts for core (and strict)."""
+def build_report(
+    spec: Spec,
+    header: Header,
+    results: Sequence[Result],
+    declared: Mapping[str, str] | None = None,
+) -> Report:
+    """The report for ``header.profile``: its clauses, and verdicts for core (and strict);
+    ``declared`` maps the clauses declared as deviations to their reasons."""
     results = with_reliance(results)
     clauses = clause_results(
-        spec, header.profile, results, header.absent, partial=bool(header.partial)
+        spec,
+        header.profile,
+        results,
+        header.absent,
+        partial=bool(header.partial),
+        declared=declared,
+        chosen=header.chosen,
     )
     chosen = profiles_within(header.profile)
     return Report(

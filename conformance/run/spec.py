@@ -1,8 +1,9 @@
 """Parser of ``spec/SPEC.md``, the single source of truth for clause ids, keywords and profiles.
 
 A clause is a level-4 heading ``#### <ID> · <KEYWORD> · <PROFILE>`` followed by its normative
-text, a ``*Rationale:*`` paragraph and optionally an ``*ExecuTorch 1.5.1:*`` paragraph. The table
-of section 1.1 says which clauses each optional part needs.
+text, a ``*Rationale:*`` paragraph, optionally an ``*ExecuTorch 1.5.1:*`` paragraph, and, for a
+clause no test of this suite can check, an ``*Untested:*`` paragraph saying why (the report shows
+it in place of "untested"). The table of section 1.1 says which clauses each optional part needs.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ SEPARATOR = " · "
 ID_RE = re.compile(r"[A-Z][A-Z0-9]*(?:-[A-Z][A-Z0-9]*)*-[1-9][0-9]*")
 RATIONALE = "*Rationale:*"
 EXECUTORCH = "*ExecuTorch 1.5.1:*"
+UNTESTED = "*Untested:*"
 
 _HEADING_RE = re.compile(r"(#{1,6})(?:[ \t]+(.*?))?[ \t]*")
 _FENCE_RE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
@@ -51,6 +53,9 @@ class Clause:
     rationale: str
     executorch: str
     line: int
+    untested: str = ""
+    """Why no test of this suite can check the clause (its ``*Untested:*`` paragraph), if none
+    can."""
 
 
 @dataclass(frozen=True)
@@ -148,7 +153,7 @@ def _heading_fields(title: str) -> tuple[tuple[str, str, str] | None, list[str]]
 def _split_body(body: list[_Line]) -> tuple[str, dict[str, list[tuple[int, str]]]]:
     """Split a clause body into normative text and note paragraphs, (line, text) by marker."""
     text: list[str] = []
-    notes: dict[str, list[tuple[int, str]]] = {RATIONALE: [], EXECUTORCH: []}
+    notes: dict[str, list[tuple[int, str]]] = {RATIONALE: [], EXECUTORCH: [], UNTESTED: []}
     marker: str | None = None  # marker of the note paragraph being read
     for line in body:
         stripped = line.text.strip()
@@ -198,6 +203,7 @@ def _clause(
         rationale=rationale[1] if rationale else "",
         executorch=notes[EXECUTORCH][0][1] if notes[EXECUTORCH] else "",
         line=block.line,
+        untested=notes[UNTESTED][0][1] if notes[UNTESTED] else "",
     )
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from conformance.api import FileBackedData, Implementation
 from conformance.harness.helpers import Blobs
+from conformance.harness.named import named_path
 from conformance.harness.reuse import Identity, inode_reuse
 
 clause = pytest.mark.clause
@@ -111,7 +112,7 @@ class TestInodeReuse:
 
         def unlink(target: object, *args: object, **kwargs: object) -> None:
             real_unlink(target, *args, **kwargs)  # type: ignore[arg-type]  # os.unlink's own arguments
-            if os.fspath(target) == str(path) and not outcome:  # type: ignore[call-overload]  # a path
+            if named_path(target, kwargs) == str(path) and not outcome:
                 other.write_bytes(NEW)
                 with inode_reuse(old, _identity(other)):
                     try:

@@ -20,6 +20,7 @@ import pytest
 from conformance.api import FileBackedData, Implementation
 from conformance.harness.checks import blame
 from conformance.harness.helpers import Blobs
+from conformance.harness.named import named_path
 
 clause = pytest.mark.clause
 relies_on = pytest.mark.relies_on
@@ -97,16 +98,12 @@ class _Fault:
 
     def _failing(self, original: Callable[..., None]) -> Callable[..., None]:
         def remove(path: Any, *args: Any, **kwargs: Any) -> None:
-            if isinstance(path, (str, os.PathLike)) and _same_path(path, self.target):
+            if named_path(path, kwargs) == os.path.abspath(self.target):
                 self.attempts += 1
                 raise PermissionError(13, "Permission denied (injected by the suite)", self.target)
             original(path, *args, **kwargs)
 
         return remove
-
-
-def _same_path(path: str | os.PathLike[str], target: str) -> bool:
-    return os.path.abspath(os.fspath(path)) == os.path.abspath(target)
 
 
 def _discard(path: Path) -> None:

@@ -17,6 +17,7 @@ import reference
 from conformance.adapters import reference as reference_adapter
 from conformance.api import Lowering
 from reference import hooks
+from reference.location import Location
 
 __all__ = ["LowMemory", "LowMemoryBackend", "Owners", "ProbeLowering", "Store", "Weights"]
 
@@ -29,9 +30,14 @@ class Owners(reference.FileBackedData):
     it one: where a mutant changes how owners are released."""
 
     def _init(
-        self, path: str, st: os.stat_result, digest: bytes | None, owner: bool, fd: int = -1
+        self,
+        path: str,
+        st: os.stat_result,
+        digest: bytes | None,
+        owner: bool,
+        location: Location,
     ) -> None:
-        super()._init(path, st, digest, owner, fd=fd)
+        super()._init(path, st, digest, owner, location)
         if owner:
             self._made_owner()
 

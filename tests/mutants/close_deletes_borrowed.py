@@ -7,7 +7,7 @@ deletes the caller's file.
 from __future__ import annotations
 
 import reference
-from reference.file_backed import _remove_if_same
+from reference.ownership import _remove_if_same
 
 from . import implementation
 
@@ -15,7 +15,7 @@ from . import implementation
 class FileBackedData(reference.FileBackedData):
     def close(self) -> None:
         if not self.closed and not self.owned:
-            _remove_if_same(self._path, self._identity)
+            _remove_if_same(self._location, self._identity)
         super().close()
 
 

@@ -7,10 +7,8 @@ parent's file.
 
 from __future__ import annotations
 
-import os
-
 import reference
-from reference.file_backed import _close_fd, _remove_if_same, _unregister
+from reference.ownership import _remove_if_same, _unregister
 
 from . import implementation
 
@@ -21,11 +19,11 @@ class FileBackedData(reference.FileBackedData):
             if self._closed:
                 return
             if self._owner:  # no check of the process: a forked child deletes the parent's file
-                _remove_if_same(self._path, self._identity)
-            self._finalizer.detach()
+                _remove_if_same(self._location, self._identity)
+            if self._finalizer is not None:
+                self._finalizer.detach()
             if self._owner:
                 _unregister(self._identity)
-            _close_fd(os.close, self._fd)
             self._closed = True
 
 

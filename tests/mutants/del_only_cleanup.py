@@ -7,8 +7,6 @@ Review defect 1: the first version released owned files in ``__del__`` only, wit
 
 from __future__ import annotations
 
-import os
-
 from reference import file_backed
 
 from . import implementation
@@ -22,7 +20,7 @@ class FileBackedData(Owners):
     def __del__(self) -> None:
         # the reference's own release (same file, this process, interrupts deferred), from here
         if getattr(self, "_owner", False) and not getattr(self, "_closed", True):
-            file_backed._release(self._path, self._identity, self._pid, os.close, self._fd)
+            file_backed._release(self._location, self._identity, self._pid)
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

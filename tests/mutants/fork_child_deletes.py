@@ -9,22 +9,21 @@ from __future__ import annotations
 import os
 import weakref
 
-from reference.file_backed import _release
+from reference.location import Identity, Location
+from reference.ownership import _release
 
 from . import implementation
 from ._base import Owners
 
 
-def _release_here(path: str, identity: tuple[int, int], fd: int) -> None:
-    _release(path, identity, os.getpid(), os.close, fd)  # whichever process runs it is the owner
+def _release_here(location: Location, identity: Identity) -> None:
+    _release(location, identity, os.getpid())  # whichever process runs it is the owner
 
 
 class FileBackedData(Owners):
     def _made_owner(self) -> None:
         self._finalizer.detach()
-        self._finalizer = weakref.finalize(
-            self, _release_here, self._path, self._identity, self._fd
-        )
+        self._finalizer = weakref.finalize(self, _release_here, self._location, self._identity)
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

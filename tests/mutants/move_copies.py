@@ -2,7 +2,7 @@
 
 ``move_from`` that copies the source onto the placeholder and deletes the source, instead of
 renaming it: the data is read and written in full, and the owned file is another inode. Apart from
-that it is a careful move: the owner holds a descriptor of its copy and checks it as the reference
+that it is a careful move: the owner records its copy and checks it as the reference
 does, and a failed copy leaves the source where it was.
 """
 
@@ -14,6 +14,7 @@ import tempfile
 
 import reference
 from reference.file_backed import PLACEHOLDER_SUFFIX
+from reference.location import locate
 
 from . import implementation
 
@@ -21,7 +22,7 @@ from . import implementation
 class FileBackedData(reference.FileBackedData):
     @classmethod
     def _move_held(
-        cls, source: str, identity: tuple[int, int], digest: bytes | None, held: int
+        cls, source: str, identity: tuple[int, int, int], digest: bytes | None
     ) -> reference.FileBackedData:
         fd, placeholder = tempfile.mkstemp(
             prefix=cls._placeholder_prefix(),
@@ -31,14 +32,12 @@ class FileBackedData(reference.FileBackedData):
         try:
             with os.fdopen(fd, "wb") as copy, open(source, "rb") as original:
                 shutil.copyfileobj(original, copy)
-            copied = os.open(placeholder, os.O_RDONLY)
         except BaseException:
             os.unlink(placeholder)
             raise
-        os.close(held)  # the source's; the owner holds its copy's
         os.remove(source)
         result = cls.__new__(cls)
-        result._init(placeholder, os.lstat(placeholder), digest, owner=True, fd=copied)
+        result._init(placeholder, os.lstat(placeholder), digest, True, locate(placeholder, False))
         return result
 
 

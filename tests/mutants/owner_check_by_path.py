@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Callable
 from typing import Any
 
 import reference
-from reference import file_backed
+from reference import file_backed, ownership
+from reference.location import Identity, Location
 
 from . import implementation
 
@@ -29,38 +29,40 @@ def _owned(path: str) -> bool:
 def _release(
     real: str,
     key: tuple[int, int],
-    path: str,
-    identity: tuple[int, int],
+    location: Location,
+    identity: Identity,
     pid: int,
-    close: Callable[[int], None],
-    fd: int,
 ) -> None:
     """The reference's release, then the path forgotten, so that only the check is wrong."""
     try:
-        file_backed._release(path, identity, pid, close, fd)
+        file_backed._release(location, identity, pid)
     finally:
-        file_backed._owners.pop(key, None)
+        ownership._owners.pop(key, None)
         if (ref := _BY_PATH.get(real)) is not None and ref() is None:
             del _BY_PATH[real]
 
 
 class FileBackedData(reference.FileBackedData):
     def _init(
-        self, path: str, st: os.stat_result, digest: bytes | None, owner: bool, fd: int = -1
+        self,
+        path: str,
+        st: os.stat_result,
+        digest: bytes | None,
+        owner: bool,
+        location: Location,
     ) -> None:
-        super()._init(path, st, digest, owner=False, fd=fd)
+        super()._init(path, st, digest, False, location)
         if owner:
             real = os.path.realpath(path)
             if _owned(real):
                 raise ValueError(f"{path!r} is already owned")
             # kept in the reference's registry under a key no inode has, so that its release at
             # exit (FBD-CLOSE-5) finds this owner, while its check by inode never does
-            self._key = (-1, id(self))
-            _BY_PATH[real] = file_backed._owners[self._key] = weakref.ref(self)
+            self._key = (-1, id(self), 0)
+            _BY_PATH[real] = ownership._owners[self._key] = weakref.ref(self)
             self._owner = True
-            self._finalizer.detach()
             self._finalizer = weakref.finalize(
-                self, _release, real, self._key, path, self._identity, self._pid, os.close, self._fd
+                self, _release, real, self._key, self._location, self._identity, self._pid
             )
             self._finalizer.atexit = False
 
@@ -75,7 +77,7 @@ class FileBackedData(reference.FileBackedData):
     def _forget(self) -> None:
         key = getattr(self, "_key", None)
         if key is not None:
-            file_backed._owners.pop(key, None)
+            ownership._owners.pop(key, None)
             real = os.path.realpath(self._path)
             if (ref := _BY_PATH.get(real)) is not None and ref() is self:
                 del _BY_PATH[real]

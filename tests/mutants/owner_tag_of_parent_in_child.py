@@ -8,7 +8,8 @@ child's live placeholder for an orphan.
 from __future__ import annotations
 
 import reference
-from reference.file_backed import PLACEHOLDER_PREFIX, _owner_tag
+from reference.file_backed import PLACEHOLDER_PREFIX
+from reference.placeholders import _owner_tag
 
 from . import implementation
 

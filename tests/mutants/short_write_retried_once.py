@@ -12,7 +12,7 @@ import io
 from typing import Any
 
 import reference
-from reference.file_backed import _os_file
+from reference.verified_reader import _os_file
 
 from . import implementation
 

@@ -9,14 +9,15 @@ from __future__ import annotations
 import os
 
 import reference
-from reference.file_backed import _VerifiedReader
+from reference.verified_reader import _VerifiedReader
 
 from . import implementation
 
 
 class FileBackedData(reference.FileBackedData):
     def _open(self) -> _VerifiedReader:
-        return _VerifiedReader(self._path, self._identity, os.stat(self._path).st_size)
+        st = os.stat(self._path)  # what the file is now: its size and time taken as recorded
+        return _VerifiedReader(self._location, (*self._identity[:2], st.st_mtime_ns), st.st_size)
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

@@ -9,15 +9,21 @@ from __future__ import annotations
 import os
 
 import reference
+from reference.location import Location
 
 from . import implementation
 
 
 class FileBackedData(reference.FileBackedData):
     def _init(
-        self, path: str, st: os.stat_result, digest: bytes | None, owner: bool, fd: int = -1
+        self,
+        path: str,
+        st: os.stat_result,
+        digest: bytes | None,
+        owner: bool,
+        location: Location,
     ) -> None:
-        super()._init(path, st, None, owner, fd=fd)
+        super()._init(path, st, None, owner, location)
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

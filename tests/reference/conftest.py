@@ -1,7 +1,7 @@
 """Fixtures for the tests of the reference implementation.
 
 Checks here are independent of the object under test: files are inspected with ``os``/``pathlib``,
-digests with ``hashlib``, reads are counted by a spy on ``open`` in ``reference.file_backed``.
+digests with ``hashlib``, reads are counted by a spy on ``open`` in ``reference.verified_reader``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 
 import reference.file_backed as file_backed
+import reference.ownership as ownership
+import reference.verified_reader as verified_reader
 from reference import NamedDataStore
 
 MakeFile = Callable[..., Path]
@@ -49,17 +51,18 @@ def make_sparse(tmp_path: Path) -> Callable[[str, int], Path]:
 
 
 class ReadSpy:
-    """Counts the files ``reference.file_backed`` opens and the bytes it reads from them."""
+    """Counts the files ``reference.verified_reader`` opens and the bytes it reads from them."""
 
     def __init__(self) -> None:
         self.opened: list[str] = []
         self.bytes_read = 0
         self.requests: list[int] = []  # the size of every read asked for
 
-    def open(self, path: str, mode: str = "r", buffering: int = -1) -> io.FileIO:
+    def open(self, file: int, mode: str = "r", buffering: int = -1) -> io.FileIO:
+        """``file``: a descriptor the reader opened through the file's directory."""
         assert mode == "rb" and buffering == 0, (mode, buffering)
-        self.opened.append(os.fspath(path))
-        return _CountingFileIO(path, self)
+        self.opened.append(os.readlink(f"/proc/self/fd/{file}"))
+        return _CountingFileIO(file, self)
 
     def reset(self) -> None:
         self.opened.clear()
@@ -68,8 +71,8 @@ class ReadSpy:
 
 
 class _CountingFileIO(io.FileIO):
-    def __init__(self, path: str, spy: ReadSpy) -> None:
-        super().__init__(path, "rb")
+    def __init__(self, file: int, spy: ReadSpy) -> None:
+        super().__init__(file, "rb")
         self._spy = spy
 
     def read(self, size: int = -1, /) -> bytes:
@@ -87,15 +90,15 @@ class _CountingFileIO(io.FileIO):
 
 @pytest.fixture
 def read_spy(monkeypatch: pytest.MonkeyPatch) -> ReadSpy:
-    """Replace ``open`` as seen by ``reference.file_backed`` (the only place it reads files)."""
+    """Replace ``open`` as seen by ``reference.verified_reader`` (the only place it reads files)."""
     spy = ReadSpy()
-    monkeypatch.setattr(file_backed, "open", spy.open, raising=False)
+    monkeypatch.setattr(verified_reader, "open", spy.open, raising=False)
     return spy
 
 
 def live_owners() -> list[file_backed.FileBackedData]:
-    with file_backed._owners_lock:
-        refs = list(file_backed._owners.values())
+    with ownership._owners_lock:
+        refs = list(ownership._owners.values())
     return [o for o in (r() for r in refs) if o is not None and not o.closed]
 
 

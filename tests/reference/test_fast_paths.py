@@ -8,6 +8,7 @@ import errno
 import hashlib
 import io
 import os
+import stat
 import threading
 import tracemalloc
 from collections.abc import Callable, Iterator
@@ -18,6 +19,7 @@ import pytest
 
 import reference.file_backed as file_backed
 import reference.named_data as named_data
+import reference.placeholders as placeholders
 from reference import Cord, DataEntry, FileBackedData, NamedDataStore, NamedDataStoreOutput
 from reference.file_backed import CHUNK_SIZE, FileChangedError
 
@@ -69,10 +71,13 @@ def write(blob: FileBackedData, path: Path, mode: str = "wb", buffering: int = -
 
 
 def race_after_check(monkeypatch: pytest.MonkeyPatch, path: Path, change: Callable[[], object]):
-    """Change the file right after the reader has checked its size: a change while reading."""
+    """Change the file right after the reader has checked its size: a change while reading (the
+    reader's first ``fstat`` of a regular file; the one before is of the file's directory)."""
 
     def fstat_then_change(fd: int) -> os.stat_result:
         st = _real_fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return st
         monkeypatch.setattr(os, "fstat", _real_fstat)
         change()
         return st
@@ -309,10 +314,10 @@ def test_a_file_open_for_reading(make_file, tmp_path, monkeypatch) -> None:
 
 def test_the_owner_tag_is_computed_once_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
     made: list[int] = []
-    real = file_backed._make_tag
-    monkeypatch.setattr(file_backed, "_tag", (-1, ""))
-    monkeypatch.setattr(file_backed, "_make_tag", lambda pid: made.append(pid) or real(pid))
-    assert file_backed._owner_tag() == file_backed._owner_tag()
+    real = placeholders._make_tag
+    monkeypatch.setattr(placeholders, "_tag", (-1, ""))
+    monkeypatch.setattr(placeholders, "_make_tag", lambda pid: made.append(pid) or real(pid))
+    assert placeholders._owner_tag() == placeholders._owner_tag()
     assert made == [os.getpid()]
 
 

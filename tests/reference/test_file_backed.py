@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 import reference.file_backed as file_backed
+import reference.ownership as ownership
 from conformance.harness.sinks import ShortWriter
 from reference import FileBackedData, FileChangedError
 from reference.file_backed import CHUNK_SIZE
@@ -1017,10 +1018,10 @@ def test_repr_tells_borrowed_owned_and_closed(make_file) -> None:
 def test_release_at_collection_forgets_the_owner(make_file) -> None:
     blob = FileBackedData.move_from(str(make_file("blob.bin", b"data")))
     identity = blob._identity
-    assert identity in file_backed._owners
+    assert identity in ownership._owners
     del blob
     gc.collect()
-    assert identity not in file_backed._owners
+    assert identity not in ownership._owners
 
 
 def test_a_failed_release_warns_from_the_reference(
@@ -1042,11 +1043,11 @@ def test_a_failed_release_warns_from_the_reference(
     try:
         [warning] = caught
         assert warning.category is RuntimeWarning
-        assert Path(warning.filename).name == "file_backed.py"
+        assert Path(warning.filename).name == "ownership.py"
         assert str(warning.message) == (
             f"could not remove {path!r}: [Errno 13] Permission denied: {path!r}"
         )
-        assert identity not in file_backed._owners
+        assert identity not in ownership._owners
     finally:
         os.unlink(path)
 

@@ -14,7 +14,6 @@ from typing import Any, TypeVar
 import pytest
 
 import reference.file_backed as file_backed
-from conformance.harness.interrupts import open_descriptors
 from conformance.harness.sinks import StuckSink
 from reference import FileBackedData, FileChangedError, NamedDataStore, NamedDataStoreOutput
 from reference.hooks import (
@@ -24,6 +23,7 @@ from reference.hooks import (
     Weights,
     is_low_memory_mode,
 )
+from reference.location import identity_of, locate
 from reference.named_data import DataEntry
 
 MakeFile = Callable[..., Path]
@@ -256,17 +256,12 @@ def test_messages_of_a_changed_file(make_file: MakeFile, tmp_path: Path) -> None
 
 def test_a_shrink_while_reading_names_the_size_reached(make_file: MakeFile) -> None:
     path = make_file("blob.bin", b"x" * 3000)
-    reader = file_backed._VerifiedReader(str(path), _identity(path), 3000)
+    reader = file_backed._VerifiedReader(locate(str(path), False), identity_of(os.stat(path)), 3000)
     with reader:
         os.truncate(path, 1000)
         raised = _raised(FileChangedError, lambda: reader.stream(lambda chunk: None))
     assert raised.errno == errno.ESTALE
     assert raised.strerror.endswith("recorded 3000 bytes, now 1000")
-
-
-def _identity(path: Path) -> tuple[int, int]:
-    st = os.stat(path)
-    return st.st_dev, st.st_ino
 
 
 def test_ownership_messages(make_file: MakeFile) -> None:
@@ -305,27 +300,4 @@ def test_move_from_names_a_source_that_is_no_regular_file(tmp_path: Path) -> Non
     fifo = str(tmp_path / "fifo")
     assert _message(lambda: FileBackedData.move_from(fifo), ValueError) == (
         f"not a regular file: {fifo!r}"
-    )
-
-
-def test_a_file_replaced_while_it_is_wrapped_is_named(
-    make_file: MakeFile, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    path = make_file("a.bin", b"data")
-    other = make_file("other.bin", b"other")
-    real_open = os.open
-
-    def replace_then_open(name: Any, flags: int, *args: Any) -> int:
-        monkeypatch.setattr(os, "open", real_open)
-        os.replace(other, name)  # another file at the path, between the stat and the open
-        return real_open(name, flags, *args)
-
-    monkeypatch.setattr(os, "open", replace_then_open)
-    held = open_descriptors()
-    error = _raised(FileChangedError, lambda: FileBackedData(path))
-    assert open_descriptors() == held  # the descriptor it opened is closed again
-    assert (error.errno, error.strerror, error.filename) == (
-        errno.ESTALE,
-        "the file was replaced while it was being wrapped",
-        str(path),
     )

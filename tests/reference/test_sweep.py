@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-import reference.file_backed as file_backed
+import reference.placeholders as placeholders
 import reference.sweep as sweep_module
 from conformance.harness import child
 from conformance.harness.helpers import tree
 from reference import FileBackedData
-from reference.file_backed import process_start_time
+from reference.placeholders import process_start_time
 from reference.sweep import Placeholder, find_orphans, owner_state, scan, sweep
 from tests.owners import Owner
 
@@ -85,17 +85,17 @@ def test_forked_child_names_itself(tmp_path) -> None:
         name = pipe.read().decode()
     os.waitpid(pid, 0)
     assert name.startswith(f".executorch_{pid}-"), name
-    assert file_backed._owner_tag() == f"{os.getpid()}-{start(os.getpid())}"
+    assert placeholders._owner_tag() == f"{os.getpid()}-{start(os.getpid())}"
 
 
 def test_owner_tag_is_recomputed_for_another_pid(monkeypatch) -> None:
-    monkeypatch.setattr(file_backed, "_tag", (-1, "stale"))
-    assert file_backed._owner_tag() == f"{os.getpid()}-{start(os.getpid())}"
+    monkeypatch.setattr(placeholders, "_tag", (-1, "stale"))
+    assert placeholders._owner_tag() == f"{os.getpid()}-{start(os.getpid())}"
 
 
 def test_without_start_time_the_tag_is_the_pid(monkeypatch, make_file) -> None:
-    monkeypatch.setattr(file_backed, "_tag", (-1, "stale"))
-    monkeypatch.setattr(file_backed, "process_start_time", lambda pid: None)
+    monkeypatch.setattr(placeholders, "_tag", (-1, "stale"))
+    monkeypatch.setattr(placeholders, "process_start_time", lambda pid: None)
     with FileBackedData.move_from(make_file("x.bin")) as blob:
         name = os.path.basename(blob.path)
     assert name.startswith(f".executorch_{os.getpid()}_"), name
@@ -110,12 +110,12 @@ def test_start_time_of_no_process_is_none() -> None:
     "line", [b"", b"12 (x) S 1 2", b"12 (a) b) S" + b" 0" * 16 + b" notanumber 0"]
 )
 def test_unreadable_start_time_is_none(line: bytes) -> None:
-    assert file_backed._parse_start_time(line) is None
+    assert placeholders._parse_start_time(line) is None
 
 
 def test_start_time_after_a_name_with_spaces_and_parentheses() -> None:
     line = b"12 (a) (b c) S" + b" 0" * 18 + b" 4242 7 8"
-    assert file_backed._parse_start_time(line) == 4242
+    assert placeholders._parse_start_time(line) == 4242
 
 
 RENAME = """
