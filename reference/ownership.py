@@ -26,7 +26,8 @@ _owners_lock = threading.Lock()
 
 
 def _reset_after_fork() -> None:
-    """In a forked child: a fresh registry lock, as another thread may have held it at the fork."""
+    """In a forked child: a fresh registry lock, as another thread may have held it at the fork
+    (FBD-FORK-2)."""
     global _owners_lock
     _owners_lock = threading.Lock()
 
@@ -45,7 +46,7 @@ def _release_now(location: Location, identity: Identity, pid: int) -> None:
     try:
         if os.getpid() == pid:  # FBD-FORK-1: a forked child never deletes its parent's file
             _remove_if_same(location, identity)
-    except OSError as exc:
+    except OSError as exc:  # FBD-CLOSE-6: never raised here; FBD-CLOSE-7: a warning naming it
         warnings.warn(f"could not remove {location.path!r}: {exc}", RuntimeWarning, stacklevel=1)
     finally:
         _unregister(identity)

@@ -17,34 +17,6 @@ SPEC = load_spec()
 REQUIRED = ("MUST", "MUST NOT")
 REFERENCE = Path(__file__).resolve().parents[1] / "reference"
 
-PENDING_FILE_LAYER = frozenset(
-    {
-        *(f"FBD-CLOSE-{n}" for n in range(1, 9)),
-        "FBD-CLOSED-1",
-        "FBD-COPY-1",
-        "FBD-COPY-2",
-        "FBD-FAULT-1",
-        "FBD-FAULT-2",
-        "FBD-FORK-1",
-        "FBD-FORK-2",
-        "FBD-HASH-1",
-        "FBD-HASH-2",
-        *(f"FBD-INIT-{n}" for n in range(1, 8)),
-        "FBD-MOVE-1",
-        *(f"FBD-MOVE-{n}" for n in range(3, 10)),
-        "FBD-READ-1",
-        "FBD-READ-2",
-        "FBD-READ-3",
-        "FBD-SWEEP-1",
-        "FBD-SWEEP-2",
-        "FBD-SWEEP-3",
-        "FBD-THREAD-1",
-    }
-)
-"""Ids of the file layer not yet named in reference/: reference/file_backed.py is being split into
-modules by another branch (a-file), and its ids go in after that lands, not into code it replaces.
-Strict xfails: each turns into a failure (XPASS) as soon as its id is named, to be removed here."""
-
 
 def clause_prefixes(clause_ids: Iterable[str]) -> frozenset[str]:
     """The first part of every clause id (``NDS`` of ``NDS-MERGE-3``)."""
@@ -72,20 +44,7 @@ NAMED = named_ids(reference_texts(), clause_prefixes(SPEC.clauses))
 
 
 @pytest.mark.parametrize(
-    "clause_id",
-    [
-        pytest.param(
-            c.id,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="file-layer id: named once a-file's split of reference/file_backed.py lands",
-            )
-            if c.id in PENDING_FILE_LAYER
-            else (),
-        )
-        for c in SPEC.clauses.values()
-        if c.keyword in REQUIRED
-    ],
+    "clause_id", [c.id for c in SPEC.clauses.values() if c.keyword in REQUIRED]
 )
 def test_every_required_clause_is_named_in_the_reference(clause_id: str) -> None:
     assert clause_id in NAMED, (
@@ -98,12 +57,6 @@ def test_every_required_clause_is_named_in_the_reference(clause_id: str) -> None
 def test_every_id_named_in_the_reference_is_a_clause() -> None:
     unknown = sorted(NAMED - set(SPEC.clauses))
     assert not unknown, f"reference/ names clause ids SPEC.md lacks: {unknown}"
-
-
-def test_pending_ids_are_clauses() -> None:
-    """The pending list names real MUST clauses, so it cannot hide a typo or a dropped clause."""
-    required = {c.id for c in SPEC.clauses.values() if c.keyword in REQUIRED}
-    assert sorted(PENDING_FILE_LAYER - required) == []
 
 
 def test_scanner_finds_ids_and_unknown_ones(tmp_path: Path) -> None:
