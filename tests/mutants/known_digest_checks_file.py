@@ -1,7 +1,7 @@
-"""Breaks: FBD-MOVE-7, FBD-FAULT-2
+"""Breaks: FBD-MOVE-7, FBD-HASH-2
 
 ``sha256()`` that checks the file before returning a digest it already knows (supplied or cached):
-a file that changed or went since raises, where the known digest needs no read.
+a file that changed or went since raises (FBD-FAULT-2 too), where the known digest needs no read.
 """
 
 from __future__ import annotations
