@@ -329,11 +329,21 @@ def _fork_during_move(impl: Implementation, base: Path, line: int, timeout: floa
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
                 code = os.waitstatus_to_exitcode(status)
-                return None if code == 0 else f"the child's move_from failed ({code})"
+                return (
+                    None
+                    if code == 0
+                    else f"a child forked while another thread of the parent was paused at line "
+                    f"{line} of its move_from: the child's own move_from and close() failed "
+                    f"(exit status {code}), expected them to complete"
+                )
             time.sleep(0.002)
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-        return f"the child's move_from hung (forked at line {line} of the parent's)"
+        return (
+            f"a child forked while another thread of the parent was paused at line {line} of "
+            f"its move_from: the child's own move_from and close() had not completed after "
+            f"{timeout} s (killed), expected them to take no lock the parent's thread held"
+        )
     finally:
         paused.release.set()
         paused.thread.join(30)

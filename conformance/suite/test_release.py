@@ -265,8 +265,11 @@ class TestGarbageCollection(_Unraisable):
         assert path.is_file()
         del blob
         gc.collect()
-        assert not path.exists()
-        assert unraisable == []
+        assert not path.exists(), (
+            f"the last reference to an owner made by {how} was dropped and gc.collect() ran: "
+            f"expected {path.name} released; it is still there"
+        )
+        assert unraisable == [], f"the release at garbage collection raised: {unraisable}"
 
     @clause("FBD-CLOSE-4")
     @OWNERS
@@ -279,8 +282,11 @@ class TestGarbageCollection(_Unraisable):
         cycle.append(cycle)
         del blob, cycle
         gc.collect()
-        assert not path.exists()
-        assert unraisable == []
+        assert not path.exists(), (
+            f"an owner made by {how}, held only by a reference cycle, was dropped and "
+            f"gc.collect() ran: expected {path.name} released; it is still there"
+        )
+        assert unraisable == [], f"the release at garbage collection raised: {unraisable}"
 
     @clause("FBD-CLOSE-4")
     @relies_on("FBD-MOVE-1", "FBD-INIT-3", "FBD-CLOSE-1")  # owners made both ways, then closed
