@@ -21,7 +21,7 @@ IMPL = load_implementation("reference")
 
 _STATE = child_script(r"""
 import atexit, gc, signal, threading
-import reference.file_backed as fb
+import reference.ownership as fb
 
 handlers = {}
 for number in sorted(signal.valid_signals()):
