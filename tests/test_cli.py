@@ -360,6 +360,10 @@ def one_line_error(run: Run) -> str:
     ("impl", "named"),
     [
         ("json", "json is not an implementation"),
+        (
+            "conformance.adapters.reference",
+            "did you mean --impl conformance.adapters.reference:load?",
+        ),
         ("no_such_module_for_cordspec", "no_such_module_for_cordspec"),
         ("tests.impls.nohooks:nothing", "'nothing'"),
         (
@@ -367,7 +371,13 @@ def one_line_error(run: Run) -> str:
             "RuntimeError: this implementation is not ready (second line",
         ),
     ],
-    ids=["not-an-implementation", "missing-module", "missing-attribute", "raises-on-import"],
+    ids=[
+        "not-an-implementation",
+        "a-forgotten-loader",
+        "missing-module",
+        "missing-attribute",
+        "raises-on-import",
+    ],
 )
 def test_an_impl_that_does_not_load(tmp_path: Path, impl: str, named: str) -> None:
     line = one_line_error(cordspec("run", "--impl", impl, cwd=tmp_path))

@@ -91,12 +91,31 @@ def _path_of(blob: FileBackedData) -> str:
     return path
 
 
+def _loaders(namespace: ModuleType) -> list[str]:
+    """The names in ``namespace`` that ``--impl module:name`` could mean: an ``Implementation``,
+    or a function of the module annotated to return one (a forgotten ``:load``)."""
+    found = []
+    for name, value in vars(namespace).items():
+        returns = getattr(value, "__annotations__", {}).get("return") if callable(value) else None
+        own = getattr(value, "__module__", None) == namespace.__name__
+        if isinstance(value, Implementation) or (
+            own and returns is not None and "Implementation" in str(returns)
+        ):
+            found.append(name)
+    return found
+
+
 def from_namespace(namespace: ModuleType, target: str | None) -> Implementation:
     """An implementation from a module exposing the five classes, like ``reference``."""
     missing = [name for name in _REQUIRED if not hasattr(namespace, name)]
     if missing:
         name = target or namespace.__name__
-        raise ImplementationError(f"{name} is not an implementation: it lacks {', '.join(missing)}")
+        hint = "".join(
+            f"; did you mean --impl {namespace.__name__}:{c}?" for c in _loaders(namespace)
+        )
+        raise ImplementationError(
+            f"{name} is not an implementation: it lacks {', '.join(missing)}{hint}"
+        )
     top = namespace.__name__.partition(".")[0]
     try:
         version = importlib.metadata.version(top)
