@@ -79,7 +79,11 @@ def cordspec(
 
 
 def run_with_reports(cwd: Path, *args: str) -> Run:
-    return cordspec("run", *args, "--report", "report.json", "--report", "report.md", cwd=cwd)
+    """``cordspec run`` with ``args`` and both reports; the reports are cordspec's options, so
+    they go before a ``--`` that hands the rest to pytest."""
+    reports = ("--report", "report.json", "--report", "report.md")
+    cut = args.index("--") if "--" in args else len(args)
+    return cordspec("run", *args[:cut], *reports, *args[cut:], cwd=cwd)
 
 
 @pytest.fixture(scope="module")

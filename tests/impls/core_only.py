@@ -28,3 +28,21 @@ class NamedDataStore:
 
     def merge_named_data_store(self, other: NamedDataStoreOutput) -> None:
         self._store.merge_named_data_store(other)
+
+    # The store's de-facto public surface (SPEC.md section 4.8, core): what ExecuTorch's own code
+    # reads from a store, passed through from the reference's.
+    @property
+    def key_to_buffer_idx(self) -> object:
+        return self._store.key_to_buffer_idx
+
+    @property
+    def buffers(self) -> object:
+        return self._store.buffers
+
+    @property
+    def pte_data(self) -> object:
+        return self._store.pte_data
+
+    @property
+    def external_data(self) -> object:
+        return self._store.external_data
