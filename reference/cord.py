@@ -21,10 +21,10 @@ class Cord:
     """A ``bytes``-like sequence kept as a list of pieces, so large outputs are never joined."""
 
     def __init__(self, data: CordBuffer | Cord | None = None) -> None:
-        self._buffers: list[CordBuffer] = []
+        self._buffers: list[CordBuffer] = []  # CORD-INIT-1: None or nothing, no pieces
         self._byte_size = 0
         self._files = 0  # file-backed pieces: with none, a write needs no scan of the pieces
-        if data is not None:
+        if data is not None:  # CORD-INIT-2, CORD-INIT-3: exactly what append does with it
             self.append(data)
 
     @property
@@ -33,13 +33,16 @@ class Cord:
         return tuple(self._buffers)
 
     def __len__(self) -> int:
-        return self._byte_size
+        return self._byte_size  # CORD-LEN-1: kept as pieces are appended; no file is read
 
     def __bytes__(self) -> bytes:
+        # CORD-BYTES-1: every piece in order, file pieces loaded whole (write_to_file streams)
         return b"".join(p if isinstance(p, bytes) else p.to_bytes() for p in self._buffers)
 
     def append(self, data: CordBuffer | Cord) -> None:
         """Append a piece, or the pieces another Cord holds now (a snapshot of them)."""
+        # CORD-APPEND-1: a piece by identity, its length added; CORD-TYPE-1: anything else
+        # raises before the Cord changes.
         if isinstance(data, bytes):  # the usual piece first: one isinstance
             self._byte_size += len(data)
             self._buffers.append(data)
@@ -48,7 +51,9 @@ class Cord:
             self._buffers.append(data)
             self._files += 1
         elif isinstance(data, Cord):
-            pieces = list(data._buffers)  # copied first, so appending a Cord to itself doubles it
+            # CORD-APPEND-2, CORD-INIT-3: its pieces now, by identity; CORD-APPEND-3: copied
+            # first, so appending a Cord to itself doubles it
+            pieces = list(data._buffers)
             self._buffers.extend(pieces)
             self._byte_size += data._byte_size
             self._files += data._files
@@ -68,12 +73,12 @@ class Cord:
             _write_bytes_whole(outfile, self._buffers)
             return
         write = outfile.write
-        for piece in self._buffers:
+        for piece in self._buffers:  # CORD-WRITE-1: each piece once, in order
             if not isinstance(piece, bytes):
-                piece.write_to_file(outfile)
+                piece.write_to_file(outfile)  # CORD-WRITE-2: streamed through a bounded buffer
             elif piece:  # one write, which takes all of it but on a raw or odd output
                 written = write(piece)
-                if written != len(piece):
+                if written != len(piece):  # CORD-WRITE-1: a short write retried with the rest
                     write_all(outfile, rest_of(outfile, memoryview(piece), written))
 
 

@@ -56,6 +56,7 @@ _DIGEST_SIZE = hashlib.sha256().digest_size
 
 
 def _check_path(path: object) -> str:
+    # FBD-INIT-5: a str or a PathLike giving one; no NUL, named in the error
     if isinstance(path, os.PathLike):
         path = os.fspath(path)
     if not isinstance(path, str):
@@ -70,6 +71,7 @@ def _check_path(path: object) -> str:
 
 
 def _check_digest(sha256: object) -> bytes | None:
+    # FBD-INIT-6: None or 32 bytes, a wrong type or length named
     if sha256 is None:
         return None
     if not isinstance(sha256, bytes):
@@ -82,6 +84,7 @@ def _check_digest(sha256: object) -> bytes | None:
 
 
 def _require_regular(path: str, st: os.stat_result) -> None:
+    # FBD-INIT-5, FBD-MOVE-8: a directory is an OSError, any other non-regular file ValueError
     if stat.S_ISDIR(st.st_mode):
         raise IsADirectoryError(errno.EISDIR, "is a directory, not a file", path)
     if not stat.S_ISREG(st.st_mode):
@@ -98,10 +101,10 @@ class FileBackedData:
         sha256: bytes | None = None,
     ) -> None:
         checked = _check_path(path)
-        if not isinstance(cleanup, bool):
+        if not isinstance(cleanup, bool):  # FBD-INIT-6
             raise TypeError(f"cleanup must be bool, not {type(cleanup).__name__}: {cleanup!r}")
         digest = _check_digest(sha256)
-        st = os.lstat(checked)
+        st = os.lstat(checked)  # FBD-INIT-4: a missing path is FileNotFoundError
         link = stat.S_ISLNK(st.st_mode) and not cleanup  # FBD-INIT-7: only a borrower follows
         if link:
             st = os.stat(checked)
@@ -127,7 +130,7 @@ class FileBackedData:
         when ``owner``; on failure nothing is left registered."""
         self._path = os.path.abspath(path)  # FBD-INIT-8: a later os.chdir changes nothing
         self._location = location
-        self._size = st.st_size
+        self._size = st.st_size  # FBD-INIT-1: recorded once; len() reads nothing
         self._identity = identity_of(st)
         self._sha256 = digest
         self._closed = False
@@ -135,8 +138,8 @@ class FileBackedData:
         self._pid = os.getpid()
         self._owner = False
         self._finalizer: weakref.finalize[..., FileBackedData] | None = None
-        if owner:
-            _register(self._identity, self)
+        if owner:  # FBD-INIT-3 (else FBD-INIT-2: nothing ever deletes a borrowed file)
+            _register(self._identity, self)  # FBD-MOVE-9: a second owner is refused
             self._owner = True
             self._finalizer = weakref.finalize(
                 self, _release, location, self._identity, self._pid
@@ -152,10 +155,12 @@ class FileBackedData:
 
     @classmethod
     def move_from(cls, path: str | os.PathLike[str], sha256: bytes | None = None) -> FileBackedData:
-        """Take ownership of ``path`` by renaming it, in its own directory, without reading it."""
+        """Take ownership of ``path`` by renaming it, in its own directory, without reading it.
+
+        FBD-MOVE-1, FBD-MOVE-6: a rename, so the owner has the source's own inode and mode."""
         source = _check_path(path)
-        digest = _check_digest(sha256)
-        st = os.lstat(source)
+        digest = _check_digest(sha256)  # FBD-MOVE-7: trusted, never checked against the file
+        st = os.lstat(source)  # FBD-MOVE-8: checked before any placeholder, no link followed
         _require_regular(source, st)
         identity = identity_of(st)
         return _atomically(
@@ -176,6 +181,7 @@ class FileBackedData:
     def _move_held(cls, source: str, identity: Identity, digest: bytes | None) -> FileBackedData:
         """The move itself, in steps a port's variant (or a mutant) can change one at a time:
         naming the placeholder, taking the source, undoing a failed take, putting it back."""
+        # FBD-MOVE-2: an exclusive create; FBD-MOVE-3: beside the source, on its filesystem
         fd, placeholder = tempfile.mkstemp(
             prefix=cls._placeholder_prefix(),
             suffix=PLACEHOLDER_SUFFIX,
@@ -186,7 +192,7 @@ class FileBackedData:
             # found before the rename, so that nothing after it can fail for want of a descriptor
             where = locate(placeholder, False)
             cls._take(source, placeholder)
-        except BaseException:
+        except BaseException:  # FBD-MOVE-4, FBD-MOVE-5: no placeholder, the source in place
             cls._undo(source, placeholder, identity)
             raise
         try:
@@ -197,7 +203,7 @@ class FileBackedData:
                 )
             result = cls.__new__(cls)
             result._init(placeholder, moved, digest, owner=True, location=where)
-        except BaseException:
+        except BaseException:  # FBD-MOVE-5: renamed back onto the source's path
             cls._put_back(source, placeholder)
             raise
         return result
@@ -245,7 +251,7 @@ class FileBackedData:
 
     @property
     def closed(self) -> bool:
-        """True once ``close()`` has released the file."""
+        """True once ``close()`` has released the file (FBD-CLOSED-1)."""
         return self._closed
 
     @property
@@ -258,7 +264,9 @@ class FileBackedData:
         return self._size
 
     def prefix(self, size: int) -> bytes:
-        """The first ``size`` bytes (fewer if the blob is shorter)."""
+        """The first ``size`` bytes (fewer if the blob is shorter): FBD-READ-1, reading only
+        those bytes (an unbuffered file)."""
+        # FBD-READ-3: an int >= 0, named otherwise
         if isinstance(size, bool) or not isinstance(size, int):
             raise TypeError(f"size must be int, not {type(size).__name__}: {size!r}")
         if size < 0:
@@ -275,14 +283,15 @@ class FileBackedData:
         (a second thread hashing it is slower, docs/performance.md).
         """
         self._check_open()
-        if self._sha256 is None:
-            digest = hashlib.sha256()
-            self._stream(digest.update)
-            self._sha256 = digest.digest()
+        if self._sha256 is None:  # FBD-HASH-2: read once, then the cached (or supplied) digest
+            digest = hashlib.sha256()  # FBD-HASH-1
+            self._stream(digest.update)  # FBD-HASH-3: in chunks; FBD-FAULT-1: an error propagates
+            self._sha256 = digest.digest()  # FBD-FAULT-1: cached only after a whole read
         return self._sha256
 
     def to_bytes(self) -> bytes:
-        """The whole contents in memory: the compatibility path, not for large blobs."""
+        """The whole contents in memory: the compatibility path, not for large blobs
+        (FBD-READ-2)."""
         self._check_open()
         parts: list[bytes] = []
         self._stream(lambda chunk: parts.append(bytes(chunk)))
@@ -311,12 +320,14 @@ class FileBackedData:
     def close(self) -> None:
         """Release the file, deleting it if owned; idempotent; a failed removal raises.
 
-        An interrupt does not split it: the release completes, then the interrupt is raised."""
+        An interrupt does not split it: the release completes, then the interrupt is raised.
+        FBD-CLOSE-1 (deleted), FBD-CLOSE-2 (once), FBD-CLOSE-7 (a failed removal raises and leaves
+        the object open, for a retry and the exit backstop)."""
         _atomically(self._close, lambda _: None)
 
     def _close(self) -> None:
-        with self._lock:
-            if self._closed:
+        with self._lock:  # FBD-THREAD-1: two threads' close() delete the file once
+            if self._closed:  # FBD-CLOSE-2
                 return
             # a forked child never deletes its parent's file
             if self._owner and os.getpid() == self._pid:
@@ -336,15 +347,15 @@ class FileBackedData:
         exc_value: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        self.close()
+        self.close()  # FBD-CLOSE-3: released however the block ends; its exception propagates
 
     def __copy__(self) -> FileBackedData:
-        return self  # immutable contents, one owner: a copy is the same object
+        return self  # FBD-COPY-1: immutable contents, one owner: a copy is the same object
 
     def __deepcopy__(self, memo: dict[int, object]) -> FileBackedData:
         return self
 
-    def __reduce__(self) -> NoReturn:
+    def __reduce__(self) -> NoReturn:  # FBD-COPY-2
         raise TypeError(f"cannot pickle {self!r}: it refers to a file owned by this process")
 
     def __repr__(self) -> str:
@@ -352,7 +363,7 @@ class FileBackedData:
         return f"FileBackedData({self._path!r}, size={self._size}, {state})"
 
     def _check_open(self) -> None:
-        if self._closed:
+        if self._closed:  # FBD-CLOSED-1: like a closed file; nothing is read from the path
             raise ValueError(f"I/O operation on closed FileBackedData ({self._path!r})")
 
     def _open(self) -> _VerifiedReader:

@@ -98,7 +98,10 @@ class BackendDetails(ABC):
 def lower_all_submodules_to_backend(
     backend: type[BackendDetails], method_to_submodules: Mapping[str, Sequence[Submodule]]
 ) -> dict[str, list[PreprocessResult]]:
-    """Copy each submodule once, paired with its own compile specs, then preprocess the copies."""
+    """Copy each submodule once, paired with its own compile specs, then preprocess the copies.
+
+    HOOK-COPY-2: one copy per submodule with its own specs; HOOK-COPY-4: through ``backend``, so
+    an override is called; HOOK-COPY-3: preprocess gets those very copies."""
     specs = {
         method: [sub.compile_specs for sub in subs] for method, subs in method_to_submodules.items()
     }
@@ -113,7 +116,9 @@ def lower_all_submodules_to_backend(
 
 
 def is_low_memory_mode(compile_specs: Iterable[CompileSpec]) -> bool:
-    """The one reading of the ``low_memory_mode`` spec: ON or OFF (any case), absent means OFF."""
+    """The one reading of the ``low_memory_mode`` spec: ON or OFF (any case), absent means OFF.
+
+    HOOK-LOW-3: every hook asks this function; other values and conflicts raise ValueError."""
     values = {_mode(spec.value) for spec in compile_specs if spec.key == LOW_MEMORY_MODE}
     invalid = values - {"ON", "OFF"}
     if invalid:
@@ -124,6 +129,8 @@ def is_low_memory_mode(compile_specs: Iterable[CompileSpec]) -> bool:
 
 
 def _mode(value: bytes) -> str:
+    if not isinstance(value, bytes):  # outside the hooks' contract, but named (HOOK-LOW-3)
+        raise ValueError(f"Invalid {LOW_MEMORY_MODE}: {value!r}. Expected b'ON' or b'OFF'.")
     try:
         return value.decode("utf-8").upper()
     except UnicodeDecodeError:  # not text at all: named as the bytes it is
@@ -131,7 +138,9 @@ def _mode(value: bytes) -> str:
 
 
 class WeightsBlobPath(str):
-    """A blob path carrying the digest computed while writing it, and which file that was."""
+    """A blob path carrying the digest computed while writing it, and which file that was.
+
+    HOOK-LOW-4: the digest travels on the path object, not in process-wide state."""
 
     sha256: bytes
     _stamp: tuple[int, int, int, int]
@@ -143,7 +152,8 @@ class WeightsBlobPath(str):
         return self
 
     def digest_if_unchanged(self) -> bytes | None:
-        """The carried digest, or None when the file is no longer the one that was hashed."""
+        """The carried digest, or None when the file is no longer the one that was hashed
+        (HOOK-LOW-4: same device, inode, size and modification time)."""
         try:
             return self.sha256 if _stamp(self) == self._stamp else None
         except OSError:
@@ -178,13 +188,14 @@ class AotiBackend:
         cls, paths: PathsT, compile_specs: Sequence[CompileSpec]
     ) -> PathsT:
         """Turn compiler outputs into files on disk; by default they already are."""
-        return paths
+        return paths  # HOOK-MAT-1: the same object
 
     @classmethod
     def load_weights_blob(
         cls, blob_path: str, compile_specs: Sequence[CompileSpec]
     ) -> tuple[CordBuffer, str]:
-        """Read the blob into memory, remove its file, return it with its hex SHA-256."""
+        """Read the blob into memory, remove its file, return it with its hex SHA-256
+        (HOOK-LOAD-1)."""
         with open(blob_path, "rb") as f:
             data = f.read()
         os.remove(blob_path)
@@ -196,7 +207,7 @@ class AotiBackend:
     ) -> str:
         """Load the blob, add it to ``store`` as ``<sha256 hex>_weights_blob``; return the key."""
         data, hexdigest = cls.load_weights_blob(blob_path, compile_specs)
-        key = hexdigest + WEIGHTS_BLOB_SUFFIX
+        key = hexdigest + WEIGHTS_BLOB_SUFFIX  # HOOK-LOAD-2: the key and tag of the blob
         tag = f"aoti_{cls.get_device_name()}_blob" if cls.save_data_externally() else None
         store.add_named_data(key, data, 1, tag)
         return key
@@ -241,6 +252,8 @@ class FileBackedAotiBackend(AotiBackend):
         """In low-memory mode, take the file over with the digest handed on from materialize."""
         if not is_low_memory_mode(compile_specs):
             return super().load_weights_blob(blob_path, compile_specs)
+        # HOOK-LOW-2: the digest of materialize, if the file is still the one hashed (HOOK-LOW-4);
+        # HOOK-LOW-1: the file itself taken over, never read into memory.
         digest = blob_path.digest_if_unchanged() if isinstance(blob_path, WeightsBlobPath) else None
         data = FileBackedData.move_from(blob_path, sha256=digest)
         return data, data.sha256().hex()

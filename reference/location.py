@@ -92,7 +92,7 @@ class Location(NamedTuple):
                 st = self.stat_in(directory)
                 if identity_of(st) == identity:
                     os.unlink(self.name, dir_fd=directory)
-        except FileNotFoundError:
+        except FileNotFoundError:  # FBD-CLOSE-6: an owned file already gone is no error
             return
         except OSError as exc:  # named by its path, not by its name in the directory
             raise OSError(exc.errno, exc.strerror, self.path) from exc

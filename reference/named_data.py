@@ -25,7 +25,9 @@ FINGERPRINT_PREFIX = 32
 
 @dataclass(frozen=True)
 class DataEntry:
-    """Where a key's data is: an index into ``buffers``, its alignment, an opaque layout."""
+    """Where a key's data is: an index into ``buffers``, its alignment, an opaque layout.
+
+    NDS-OUT-4: a plain record, nothing checked or copied (a merge checks hand-made entries)."""
 
     buffer_index: int
     alignment: int
@@ -43,7 +45,9 @@ _FIELDS = ("buffers", "pte_data", "external_data")
 
 @dataclass
 class NamedDataStoreOutput:
-    """A store's contents: unique buffers, inline entries by key, external ones by tag and key."""
+    """A store's contents: unique buffers, inline entries by key, external ones by tag and key.
+
+    NDS-OUT-4: a plain record, nothing checked or copied (a merge checks hand-made outputs)."""
 
     buffers: list[CordBuffer]
     pte_data: dict[str, DataEntry]
@@ -101,10 +105,13 @@ _ABSENT = -1
 
 
 def _digest(data: CordBuffer) -> bytes:
+    # NDS-DEDUP-6: one digest for either representation; NDS-DEDUP-10: a supplied digest is the
+    # file's; NDS-DEDUP-11: bytes hashed in place, a file through its bounded hash (FBD-HASH-3).
     return data.sha256() if isinstance(data, FileBackedData) else hashlib.sha256(data).digest()
 
 
 def _fingerprint(data: CordBuffer) -> _Fingerprint:
+    # NDS-DEDUP-3: length and 32 bytes, no digest; a file reads only its prefix.
     if isinstance(data, FileBackedData):
         return len(data), data.prefix(FINGERPRINT_PREFIX)
     return len(data), data[:FINGERPRINT_PREFIX]
@@ -117,16 +124,16 @@ def _where(tag: object) -> str:
 def _checked(
     key: object, data: object, alignment: object, external_tag: object
 ) -> tuple[str, CordBuffer, int, str | None]:
-    if not isinstance(key, str):
+    if not isinstance(key, str):  # NDS-ADD-6
         raise TypeError(f"key must be str, not {type(key).__name__}: {key!r}")
-    if not isinstance(data, (bytes, FileBackedData)):
+    if not isinstance(data, (bytes, FileBackedData)):  # NDS-ADD-1: the type named
         raise TypeError(f"Unsupported named data type: {type(data).__name__}")
-    if alignment is None:
+    if alignment is None:  # NDS-ADD-3
         alignment = 1
-    if isinstance(alignment, bool) or not isinstance(alignment, int):
+    if isinstance(alignment, bool) or not isinstance(alignment, int):  # NDS-ADD-5
         raise TypeError(f"alignment must be int, not {type(alignment).__name__}: {alignment!r}")
     alignment = _exact_int(alignment)
-    if alignment <= 0:
+    if alignment <= 0:  # NDS-ADD-3; NDS-ADD-4: any positive int, power of two or not
         raise ValueError(f"Alignment must be greater than 0, received {alignment}.")
     return _exact_str(key), data, alignment, _tag(external_tag)
 
@@ -146,7 +153,7 @@ def _exact_int(value: int) -> int:
 def _tag(external_tag: object) -> str | None:
     if external_tag is None:
         return None
-    if not isinstance(external_tag, str):
+    if not isinstance(external_tag, str):  # NDS-ADD-6: a tag is None or a nonempty str
         raise TypeError(
             f"external_tag must be str or None, not {type(external_tag).__name__}: {external_tag!r}"
         )
@@ -157,6 +164,7 @@ def _tag(external_tag: object) -> str | None:
 
 
 def _map(what: str, value: object) -> Mapping[object, DataEntry]:
+    # NDS-MERGE-7: a map of an output that is not a dict is a TypeError naming it
     if not isinstance(value, (dict, Mapping)):
         raise TypeError(f"{what} must be a dict, not {type(value).__name__}: {value!r}")
     return value
@@ -209,7 +217,7 @@ def _checked_pairs(
     for key, entry in entries.items():
         if isinstance(key, str):
             key = _exact_str(key)  # NDS-ADD-8: so that it is found in ``seen`` as the str it is
-        if key in seen:
+        if key in seen:  # NDS-MERGE-7: a key in two places of the output
             raise ValueError(
                 f"key {key!r} appears twice in the output: {_where(seen[key])} and {_where(tag)}"
             )
@@ -262,7 +270,7 @@ class NamedDataStore:
         self.buffers: list[CordBuffer] = []
         self.pte_data: dict[str, DataEntry] = {}
         self.external_data: _Maps = {}
-        self._tags: dict[str, str | None] = {}
+        self._tags: dict[str, str | None] = {}  # NDS-KEY-1: each key's one place
         # A fingerprint maps to the index of the only buffer that has it, or to None once two
         # buffers have it: then every buffer of it is in _index by (fingerprint, digest) and in
         # _ids by identity.
@@ -307,6 +315,7 @@ class NamedDataStore:
 
         It costs O(tags): the store's containers are only ever appended to while lent, so the
         snapshot is their lengths now, and copying waits for the first read of a field."""
+        # NDS-OUT-1: no empty tag map; NDS-OUT-2: the stored buffers themselves, by identity.
         external = [(tag, m, len(m)) for tag, m in self.external_data.items() if m]
         self._lent.add(None)
         self._lent.update(tag for tag, _, _ in external)
@@ -316,7 +325,11 @@ class NamedDataStore:
 
     def merge_named_data_store(self, other: NamedDataStoreOutput) -> None:
         """Add every entry of ``other``, which is never changed, nor its files; all or nothing,
-        also when interrupted. Costs O(len(other)), whatever the size of this store."""
+        also when interrupted. Costs O(len(other)), whatever the size of this store.
+
+        NDS-MERGE-2, NDS-MERGE-3, NDS-MERGE-8: ``other`` and its files are only read, its buffers
+        taken by identity; NDS-MERGE-6: staged, so a failure leaves the store as it was;
+        NDS-MERGE-4: a second merge finds every key present and equal (NDS-KEY-2)."""
         stage = _Stage(self)
         try:
             stage.merge(other)
@@ -327,6 +340,7 @@ class NamedDataStore:
 
     def externalize_pte_data(self, max_data_bytes: int, tag_prefix: str) -> None:
         """Move every inline entry to external shards of at most ``max_data_bytes``; atomic."""
+        # NDS-EXT-1, NDS-EXT-8: arguments checked before anything changes
         if (
             isinstance(max_data_bytes, bool)
             or not isinstance(max_data_bytes, int)
@@ -339,13 +353,13 @@ class NamedDataStore:
             raise ValueError(f"external data tag prefix must be nonempty, got {tag_prefix!r}")
         groups: dict[int, dict[str, DataEntry]] = {}
         for key, entry in self.pte_data.items():
-            groups.setdefault(entry.buffer_index, {})[key] = entry
+            groups.setdefault(entry.buffer_index, {})[key] = entry  # NDS-EXT-3: by buffer
         shards: list[dict[str, DataEntry]] = []
         current: dict[str, DataEntry] = {}
         current_bytes = 0
         for index, entries in self._group_order(groups):
             size = len(self.buffers[index])
-            if size > max_data_bytes:
+            if size > max_data_bytes:  # NDS-EXT-5: before anything changes
                 raise ValueError(
                     f"buffer {index} has {size} bytes and exceeds "
                     f"external data shard cap {max_data_bytes}"
@@ -358,6 +372,7 @@ class NamedDataStore:
         if current:
             shards.append(current)
         # New maps throughout: the old ones may be lent to outputs, which must not change.
+        # NDS-EXT-2: pte_data emptied, each entry unchanged under its shard, old tags kept.
         external = {tag: dict(entries) for tag, entries in self.external_data.items()}
         tags = dict(self._tags)
         for shard in shards:
@@ -372,17 +387,19 @@ class NamedDataStore:
         groups: dict[int, dict[str, DataEntry]],
     ) -> list[tuple[int, dict[str, DataEntry]]]:
         """The groups of keys sharing a buffer, in the order they are packed: key order, not
-        size, decides the packing, so equal stores give equal shards."""
+        size, decides the packing, so equal stores give equal shards (NDS-EXT-3)."""
         return sorted(groups.items(), key=lambda item: sorted(item[1]))
 
     @staticmethod
     def _starts_shard(current_bytes: int, size: int, cap: int) -> bool:
-        """Whether a group of ``size`` bytes goes to a new shard after ``current_bytes``."""
+        """Whether a group of ``size`` bytes goes to a new shard after ``current_bytes``
+        (NDS-EXT-3: greedy, past the cap only)."""
         return current_bytes + size > cap
 
     @staticmethod
     def _shard_tag(prefix: str, keys: list[str]) -> str:
-        """A shard's tag: its keys, NUL-separated, hashed (so no two key lists share one)."""
+        """A shard's tag: its keys, NUL-separated, hashed (so no two key lists share one):
+        NDS-EXT-4."""
         return f"{prefix}_{hashlib.sha256(chr(0).join(keys).encode()).hexdigest()}"
 
     def _install(
@@ -394,7 +411,8 @@ class NamedDataStore:
         tags: dict[str, str | None],
     ) -> None:
         """Put one shard under ``tag`` in the staged ``external`` and ``tags``."""
-        canonical = {key: shard[key] for key in keys}
+        canonical = {key: shard[key] for key in keys}  # NDS-EXT-4: in sorted key order
+        # NDS-EXT-6: another shard under the tag is a collision; NDS-EXT-7: the same one is not
         if external.get(tag, canonical) != canonical:
             raise ValueError(f"external data tag collision for {tag}")
         external[tag] = canonical
@@ -403,7 +421,8 @@ class NamedDataStore:
     def _add(
         self, key: str, data: CordBuffer, alignment: int, tag: str | None, layout: object
     ) -> None:
-        # Every check and digest comes before the first change, so a failed add changes nothing.
+        # Every check and digest comes before the first change, so a failed add changes nothing
+        # (NDS-ATOMIC-1); an interrupted one is undone (NDS-ATOMIC-2).
         if key in self._tags:
             old_tag = self._tags[key]
             mark = self._mark()
@@ -428,12 +447,12 @@ class NamedDataStore:
         # A new fingerprint, the common case (a new buffer, committed in four steps), or an
         # equal copy of the one buffer of a fingerprint (an entry, in two).
         entries = self.pte_data if tag is None else self.external_data.get(tag)
-        entry = DataEntry(index, alignment, layout)
+        entry = DataEntry(index, alignment, layout)  # NDS-ADD-7, NDS-ALIGN-1: this key's own
         try:
-            if index == start:
+            if index == start:  # NDS-DEDUP-9: a new buffer goes at the end
                 self.buffers.append(data)
                 self._fps[fingerprint] = index
-            if entries is not None:
+            if entries is not None:  # NDS-ADD-2: in pte_data or external_data[tag]
                 entries[key] = entry
             else:  # a new tag: its map, made here
                 assert tag is not None  # inline entries have their map always
@@ -506,7 +525,12 @@ class NamedDataStore:
         self, key: str, data: CordBuffer, alignment: int, tag: str | None, layout: object
     ) -> DataEntry | None:
         """A key already present: equal contents are accepted, anything else is a conflict.
-        Returns the entry with its new alignment, or None when it stays as it is."""
+        Returns the entry with its new alignment, or None when it stays as it is.
+
+        NDS-KEY-2: equal contents keep the key's buffer; NDS-KEY-4: equal is length and digest;
+        checked in the order of NDS-KEY-5: contents (NDS-KEY-3), place (NDS-KEY-5), layout
+        (NDS-KEY-6), then the alignment combined (NDS-ALIGN-2). A merge's conflicts are these
+        (NDS-MERGE-5)."""
         old_tag = self._tags[key]
         entry = self._entries(old_tag)[key]
         existing = self.buffers[entry.buffer_index]
@@ -527,7 +551,7 @@ class NamedDataStore:
                 f"Duplicate key {key!r} with a different tensor layout: "
                 f"{entry.tensor_layout!r}, then {layout!r}"
             )
-        combined = math.lcm(entry.alignment, alignment)
+        combined = math.lcm(entry.alignment, alignment)  # NDS-ALIGN-2
         return None if combined == entry.alignment else replace(entry, alignment=combined)
 
     def _mark(self) -> tuple[int, int, int]:
@@ -545,7 +569,8 @@ class NamedDataStore:
             )
 
     def _buffer_digest(self, index: int) -> bytes:
-        """A stored buffer's digest, hashed once and kept (a cache: writing it changes nothing)."""
+        """A stored buffer's digest, hashed once and kept (a cache: writing it changes nothing):
+        NDS-DEDUP-4, NDS-DEDUP-12."""
         digest = self._digests.get(index)
         if digest is None:
             digest = self._digests[index] = _digest(self.buffers[index])
@@ -721,7 +746,7 @@ class _Stage:
         found = self.ids.get(id(data))
         if found is None:
             found = self.store._ids.get(id(data))
-        if found is not None and self._buffer(found) is data:
+        if found is not None and self._buffer(found) is data:  # NDS-DEDUP-5: the first object
             return found
         digest = _digest(data)  # not computed yet: an add computes it only for a lone buffer
         found = self.index.get((fingerprint, digest))
@@ -743,7 +768,10 @@ class _Stage:
         digest: bytes,
     ) -> int:
         """``data``, of digest ``digest``, against ``buffer``, the one buffer of its fingerprint:
-        the same index if equal, else a new buffer, and both go into the digest index."""
+        the same index if equal, else a new buffer, and both go into the digest index.
+
+        NDS-DEDUP-4: a fingerprint match confirmed by digests; NDS-DEDUP-7: empty blobs are one
+        fingerprint, so they share a buffer unless a supplied digest differs."""
         known = self._digest(lone)
         if digest == known:
             return lone
@@ -815,7 +843,7 @@ class _Stage:
                     store._tags.update({k: tag for k in entries if (tag, k) not in old})
                 else:
                     store._tags.update(dict.fromkeys(entries, tag))
-        except BaseException:
+        except BaseException:  # NDS-ATOMIC-2: an interrupted commit is undone
             _undo(self._undo)
             raise
 

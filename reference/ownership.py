@@ -22,13 +22,17 @@ if TYPE_CHECKING:
 # refused (FBD-MOVE-9); no descriptor is held, a reused inode number has another st_mtime_ns
 # (FBD-IDENT-1, FBD-IDENT-2).
 _owners: dict[Identity, weakref.ref[FileBackedData]] = {}
-_owners_lock = threading.Lock()
+_owners_lock = threading.RLock()
+"""Re-entrant (FBD-CLOSE-4): the collector can run a finalizer, whose release unregisters its
+owner, at any allocation, so inside a region of this thread that holds the lock; each region
+changes ``_owners`` in one step, so a release run inside it finds the registry consistent."""
 
 
 def _reset_after_fork() -> None:
-    """In a forked child: a fresh registry lock, as another thread may have held it at the fork."""
+    """In a forked child: a fresh registry lock, as another thread may have held it at the fork
+    (FBD-FORK-2)."""
     global _owners_lock
-    _owners_lock = threading.Lock()
+    _owners_lock = threading.RLock()
 
 
 if hasattr(os, "register_at_fork"):  # pragma: no branch  # every POSIX system has it
@@ -45,7 +49,7 @@ def _release_now(location: Location, identity: Identity, pid: int) -> None:
     try:
         if os.getpid() == pid:  # FBD-FORK-1: a forked child never deletes its parent's file
             _remove_if_same(location, identity)
-    except OSError as exc:
+    except OSError as exc:  # FBD-CLOSE-6: never raised here; FBD-CLOSE-7: a warning naming it
         warnings.warn(f"could not remove {location.path!r}: {exc}", RuntimeWarning, stacklevel=1)
     finally:
         _unregister(identity)

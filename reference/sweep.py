@@ -66,7 +66,9 @@ class SweepResult:
 
 
 def owner_state(pid: int | None, start_time: int | None) -> Owner:
-    """Whether the process named by a placeholder is ``alive``, ``gone`` or ``unknown``."""
+    """Whether the process named by a placeholder is ``alive``, ``gone`` or ``unknown``
+    (FBD-SWEEP-1: gone is no such pid, or one that started at another time; FBD-SWEEP-2: this
+    process, and a name without an owner tag, are never gone)."""
     if pid is None or pid >= _PID_LIMIT:
         return "unknown"  # no owner tag, or no pid a process of this system can have
     if pid == os.getpid():
@@ -92,7 +94,8 @@ def _exists(pid: int) -> bool:
 
 
 def _open_directory(directory: str | os.PathLike[str]) -> int:
-    """A descriptor of ``directory`` itself, never of where a symbolic link points."""
+    """A descriptor of ``directory`` itself, never of where a symbolic link points (FBD-SWEEP-2;
+    FBD-SWEEP-3: a missing directory, a file or a link is an OSError that removes nothing)."""
     return os.open(directory, _OPEN_FLAGS)
 
 
@@ -107,7 +110,7 @@ def _scan(dirfd: int, directory: str) -> list[Placeholder]:
                 st = os.stat(entry.name, dir_fd=dirfd, follow_symlinks=False)
             except FileNotFoundError:
                 continue  # removed since the directory was read (FBD-SWEEP-4)
-            if not stat.S_ISREG(st.st_mode):
+            if not stat.S_ISREG(st.st_mode):  # FBD-SWEEP-2
                 continue  # a symbolic link, a directory, a FIFO named like a placeholder
             pid = None if match["pid"] is None else int(match["pid"])
             start = None if match["start"] is None else int(match["start"])
@@ -133,12 +136,14 @@ def scan(directory: str | os.PathLike[str]) -> list[Placeholder]:
 
 
 def find_orphans(directory: str | os.PathLike[str]) -> list[Placeholder]:
-    """The placeholders in ``directory`` whose owner is gone: what ``sweep`` would remove."""
+    """The placeholders in ``directory`` whose owner is gone: what ``sweep`` would remove
+    (FBD-SWEEP-3: the dry run's list)."""
     return [p for p in scan(directory) if p.owner == "gone"]
 
 
 def _remove(dirfd: int, found: Placeholder) -> bool:
-    """Unlink ``found`` if it is still the same regular file and its owner is still gone."""
+    """Unlink ``found`` if it is still the same regular file and its owner is still gone
+    (FBD-SWEEP-2's check again: an ``lstat`` of the name now against the one the scan made)."""
     try:
         st = os.stat(found.name, dir_fd=dirfd, follow_symlinks=False)
     except FileNotFoundError:
@@ -169,7 +174,7 @@ def sweep(directory: str | os.PathLike[str], dry_run: bool = False) -> SweepResu
         for found in _scan(dirfd, os.fspath(directory)):
             if found.owner != "gone":
                 kept.append(found)
-            elif dry_run or _remove(dirfd, found):
+            elif dry_run or _remove(dirfd, found):  # FBD-SWEEP-3: a dry run removes nothing
                 removed.append(found)
     finally:
         os.close(dirfd)

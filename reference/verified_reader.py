@@ -123,7 +123,7 @@ class _VerifiedReader:
         self.remaining -= n
 
     def read(self, size: int) -> bytes:
-        return self._file.read(size) or b""
+        return self._file.read(size) or b""  # FBD-READ-1: unbuffered, reads ``size`` at most
 
     def stream(self, sink: Callable[[memoryview], object]) -> None:
         """Pass what remains to ``sink`` in chunks of at most ``CHUNK_SIZE``, read into one

@@ -45,6 +45,7 @@ __all__ = [
     "interrupted",
     "interrupting",
     "open_descriptors",
+    "scenario",
     "sigint_handler",
 ]
 
@@ -92,22 +93,48 @@ class Interrupter:
         self.steps = frozenset(steps)
         self.step = 0
         self.delivered = 0
+        self.delivered_at: list[str] = []
+        """Where each SIGINT was delivered: its step and the OS call or line it came at."""
 
-    def tick(self) -> None:
-        """One step has passed: deliver SIGINT if it is a chosen one."""
+    def tick(self, where: Callable[[], str] = lambda: "") -> None:
+        """One step has passed: deliver SIGINT if it is a chosen one (``where()`` says where it
+        is, asked only then)."""
         step, self.step = self.step, self.step + 1
         if step in self.steps:
             self.delivered += 1
+            self.delivered_at.append(f"step {step}, {where()}")
             deliver_sigint()
 
-    def wrap(self, real: Callable[..., T]) -> Callable[..., T]:
+    def wrap(self, real: Callable[..., T], name: str = "") -> Callable[..., T]:
         def stepped(*args: Any, **kwargs: Any) -> T:
-            self.tick()
+            caller = sys._getframe(1)
+            self.tick(lambda: f"before {name or 'an OS call'}() called at {_place(caller)}")
             result = real(*args, **kwargs)
-            self.tick()
+            self.tick(lambda: f"after {name or 'an OS call'}() called at {_place(caller)}")
             return result
 
         return stepped
+
+
+def _place(frame: FrameType) -> str:
+    """``file.py:line in function`` of ``frame``."""
+    code = frame.f_code
+    return f"{os.path.basename(code.co_filename)}:{frame.f_lineno} in {code.co_name}"
+
+
+def scenario(interrupter: Interrupter, mode: Mode) -> str:
+    """What an interrupted run did to the call, in words: which steps were chosen, what a step
+    counts in ``mode``, and where each SIGINT came (or that the call ended first)."""
+    unit = (
+        "the moments just before and after each OS call"
+        if mode == "calls"
+        else "the lines of Python the call ran"
+    )
+    where = "; ".join(interrupter.delivered_at) or "none reached: the call ended before"
+    return (
+        f"SIGINT (its handler raising KeyboardInterrupt, as Python's does) chosen at step(s) "
+        f"{sorted(interrupter.steps)} of {unit}, counted from 0; delivered at: {where}"
+    )
 
 
 @contextlib.contextmanager
@@ -125,7 +152,7 @@ def interrupting(steps: Collection[int] = (), mode: Mode = "calls") -> Iterator[
         if event == "call" and frame.f_code.co_filename in _UNTRACED:
             return None  # the harness's own lines, as it leaves the block, are not the call's
         if event == "line":
-            interrupter.tick()
+            interrupter.tick(lambda: f"the line at {_place(frame)}")
         return trace
 
     tracing = sys.gettrace()
@@ -134,7 +161,8 @@ def interrupting(steps: Collection[int] = (), mode: Mode = "calls") -> Iterator[
     gc.disable()  # else earlier work's finalizers could run in the block, count, and swallow SIGINT
     try:
         for owner, name, real in saved:
-            setattr(owner, name, interrupter.wrap(real))  # type: ignore[arg-type]  # a callable
+            label = f"{'os' if owner is os else 'open'}{'.' + name if owner is os else ''}"
+            setattr(owner, name, interrupter.wrap(real, label))  # type: ignore[arg-type]  # a callable
         if mode == "lines":
             sys.settrace(trace)
         yield interrupter
@@ -198,6 +226,7 @@ def campaign(
     check: Callable[[T, object, BaseException | None], None],
     seed: int = 0,
     mode: Mode = "calls",
+    what: str = "the call",
 ) -> CampaignResult:
     """Run ``call(setup(i))`` ``runs`` times with one or two SIGINTs at random steps.
 
@@ -205,7 +234,8 @@ def campaign(
     counted on a first state, then each run interrupts at one step, or at two (the second in the
     clean-up the first one starts). ``check(state, result, error)`` asserts what run left:
     ``error`` is the KeyboardInterrupt raised, or None when ``call`` returned ``result``. Any other
-    exception fails the campaign, naming the run and its steps.
+    exception fails the campaign, naming the run and its steps; ``what`` names the call in
+    a failure's message.
     """
     rng = random.Random(seed)
     probe = setup(-1)
@@ -221,8 +251,9 @@ def campaign(
         state = setup(run)
         error: BaseException | None = None
         result: object = None
+        interrupter = Interrupter(chosen)
         try:
-            with interrupting(chosen, mode):
+            with interrupting(chosen, mode) as interrupter:
                 result = call(state)
         except KeyboardInterrupt as exc:
             error = forget(exc)
@@ -230,7 +261,11 @@ def campaign(
         try:
             check(state, result, error)
         except AssertionError as exc:
-            raise AssertionError(f"run {run}, SIGINT at steps {sorted(chosen)}: {exc}") from exc
+            ended = "raised KeyboardInterrupt" if error is not None else "completed"
+            raise AssertionError(
+                f"{what}, run {run} of a campaign of {runs} (seed {seed}): "
+                f"{scenario(interrupter, mode)}; the call {ended}; then: {exc}"
+            ) from exc
     return CampaignResult(runs, interrupted, runs - interrupted, time.perf_counter() - started)
 
 

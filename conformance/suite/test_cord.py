@@ -111,6 +111,15 @@ class TestAppend:
             cord.append(piece)
         assert (len(cord), bytes(cord)) == (4, b"kept")
 
+    @clause("CORD-TYPE-1", "CORD-APPEND-1")
+    def test_a_bytes_subclass_is_a_bytes_piece(self, impl: Implementation) -> None:
+        piece = _Bytes(b"subclass")
+        cord = impl.Cord(piece)  # accepted, as bytes are, by the constructor and by append
+        cord.append(piece)
+        out = io.BytesIO()
+        cord.write_to_file(out)
+        assert (len(cord), bytes(cord), out.getvalue()) == (16, b"subclass" * 2, b"subclass" * 2)
+
     @clause("CORD-TYPE-1")
     @pytest.mark.parametrize(
         "piece", ["text", bytearray(b"ba"), 7], ids=["str", "bytearray", "int"]
@@ -118,6 +127,10 @@ class TestAppend:
     def test_constructor_rejects_other_types(self, impl: Implementation, piece: object) -> None:
         with pytest.raises(TypeError, match=type(piece).__name__):
             impl.Cord(piece)
+
+
+class _Bytes(bytes):
+    """A subclass of ``bytes``, which CORD-TYPE-1 and NDS-ADD-1 take as ``bytes``."""
 
 
 class TestWrite:

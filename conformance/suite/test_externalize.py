@@ -286,6 +286,13 @@ class TestExternalizeBounds:
         store.add_named_data("external", b"data", 1, "model")
         check_refused(store, 0, "constants")
 
+    @clause("NDS-EXT-1")
+    def test_empty_prefix_is_refused_with_nothing_inline(self, impl: Implementation) -> None:
+        """The arguments are checked whatever the store holds."""
+        store = impl.NamedDataStore()
+        store.add_named_data("external", b"data", 1, "model")
+        check_refused(store, 100, "")
+
     @clause("NDS-EXT-1", "NDS-EXT-2")
     def test_a_cap_of_one_byte_is_valid(self, impl: Implementation) -> None:
         """The smallest positive cap is accepted. Kills a mutmut mutant that refuses 1."""

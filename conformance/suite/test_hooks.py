@@ -618,7 +618,8 @@ class TestLowMemoryFlag:
     @clause("HOOK-LOW-3")
     @pytest.mark.parametrize(
         ("values", "named"),
-        [([b"maybe"], "MAYBE"), ([b"ON", b"OFF"], "OFF"), ([b"OFF", b"ON"], "ON")],
+        # an invalid value named as its text in either case, or as its bytes repr (b'maybe')
+        [([b"maybe"], "(?i)maybe"), ([b"ON", b"OFF"], "OFF"), ([b"OFF", b"ON"], "ON")],
         ids=["invalid", "on-then-off", "off-then-on"],
     )
     def test_invalid_or_conflicting_raise(

@@ -29,6 +29,7 @@ import pytest
 from conformance.api import FileBackedData, Implementation
 from conformance.harness.child import child_script, run_child
 from conformance.harness.interrupts import (
+    Interrupter,
     Mode,
     campaign,
     campaign_size,
@@ -36,6 +37,7 @@ from conformance.harness.interrupts import (
     forget,
     interrupting,
     open_descriptors,
+    scenario,
 )
 
 clause = pytest.mark.clause
@@ -91,19 +93,28 @@ def _check_owner(impl: Implementation, case: Case, owner: object, moved: bool) -
     assert owner is not None, "the call neither returned an owner nor raised"
     blob: FileBackedData = owner  # type: ignore[assignment]  # what the call returned
     path = Path(impl.path_of(blob))
-    assert sorted(os.listdir(case.directory)) == [path.name]
-    assert path.read_bytes() == DATA
+    found = sorted(os.listdir(case.directory))
+    assert found == [path.name], (
+        f"the call completed, so its owner's file {path.name} was expected alone in the "
+        f"directory; found {found}"
+    )
+    assert path.read_bytes() == DATA, f"the owned file {path.name} does not hold the source's bytes"
     if moved:
-        assert not case.source.exists()
+        assert not case.source.exists(), "move_from completed, but the source is still at its path"
     blob.close()
-    assert os.listdir(case.directory) == [], "closing the owner left files"
+    left = os.listdir(case.directory)
+    assert left == [], f"closing the completed call's owner {path.name} left {sorted(left)}"
 
 
 def _check_untouched(case: Case) -> None:
     """After a KeyboardInterrupt: the source alone, at its path, with its bytes, and unowned."""
     gc.collect(1)  # an owner the caller never got (its traceback dropped) must not delete it now
-    assert sorted(os.listdir(case.directory)) == ["weights.bin"], "left after KeyboardInterrupt"
-    assert case.source.read_bytes() == DATA
+    found = sorted(os.listdir(case.directory))
+    assert found == ["weights.bin"], (
+        "the call raised KeyboardInterrupt, so it must have undone itself: expected the source "
+        f"weights.bin alone in the directory (no placeholder, nothing deleted); found {found}"
+    )
+    assert case.source.read_bytes() == DATA, "the source is back, but not with its bytes"
 
 
 def mover(impl: Implementation) -> Callable[[Case], FileBackedData]:
@@ -172,10 +183,17 @@ def check_close(owned: Owned, result: object, error: BaseException | None) -> No
     interrupted before it began, left the object open with its file; never one without the other."""
     try:
         if error is not None and owned.path.exists():  # not begun: open, and its file whole
-            assert len(owned.blob) == len(DATA), "an interrupted close() left a closed owner"
+            assert len(owned.blob) == len(DATA), (
+                f"close() raised KeyboardInterrupt and left the owned file {owned.path.name}, "
+                "so it must not have begun: expected the object open; it is closed"
+            )
             assert owned.path.read_bytes() == DATA
         else:
-            assert not owned.path.exists(), "an interrupted close() left the owned file"
+            ended = "raised KeyboardInterrupt" if error is not None else "completed"
+            assert not owned.path.exists(), (
+                f"close() {ended} with the object closed, so its release must be complete: "
+                f"expected {owned.path.name} removed; it is still there"
+            )
             with pytest.raises(ValueError):  # FBD-CLOSED-1: the object is closed
                 len(owned.blob)
     finally:
@@ -196,26 +214,33 @@ def _every_step(steps: int, mode: Mode, within: int = 8) -> Iterator[set[int]]:
 
 
 def _run_each(
+    what: str,
     chosen: Iterator[set[int]],
     mode: Mode,
     setup: Callable[[], S],
     call: Callable[[S], object],
     check: Callable[[S, object, BaseException | None], None],
 ) -> int:
+    """Run ``call`` (``what``, for messages) once for each set of steps in ``chosen``, with SIGINT
+    at those steps, and check each outcome; a failure names the scenario."""
     runs = 0
     for steps in chosen:
         state = setup()
         result: object = None
         error: BaseException | None = None
+        interrupter = Interrupter(steps)
         try:
-            with interrupting(steps, mode):
+            with interrupting(steps, mode) as interrupter:
                 result = call(state)
         except KeyboardInterrupt as exc:
             error = forget(exc)
         try:
             check(state, result, error)
         except AssertionError as exc:
-            raise AssertionError(f"SIGINT at {mode} steps {sorted(steps)}: {exc}") from exc
+            ended = "raised KeyboardInterrupt" if error is not None else "completed"
+            raise AssertionError(
+                f"{what}: {scenario(interrupter, mode)}; the call {ended}; then: {exc}"
+            ) from exc
         runs += 1
     return runs
 
@@ -304,11 +329,21 @@ def _fork_during_move(impl: Implementation, base: Path, line: int, timeout: floa
             done, status = os.waitpid(pid, os.WNOHANG)
             if done:
                 code = os.waitstatus_to_exitcode(status)
-                return None if code == 0 else f"the child's move_from failed ({code})"
+                return (
+                    None
+                    if code == 0
+                    else f"a child forked while another thread of the parent was paused at line "
+                    f"{line} of its move_from: the child's own move_from and close() failed "
+                    f"(exit status {code}), expected them to complete"
+                )
             time.sleep(0.002)
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-        return f"the child's move_from hung (forked at line {line} of the parent's)"
+        return (
+            f"a child forked while another thread of the parent was paused at line {line} of "
+            f"its move_from: the child's own move_from and close() had not completed after "
+            f"{timeout} s (killed), expected them to take no lock the parent's thread held"
+        )
     finally:
         paused.release.set()
         paused.thread.join(30)
@@ -365,6 +400,7 @@ class TestInterrupts:
             probe = _case(tmp_path, -1)
             steps = count_steps(lambda: check_move(impl)(probe, move(probe), None), mode)
             done = _run_each(
+                f"move_from(source), at each of its {steps} steps",
                 _every_step(steps, mode),
                 mode,
                 lambda: _case(tmp_path, next(runs)),
@@ -388,6 +424,7 @@ class TestInterrupts:
             probe = _case(tmp_path, -1)
             steps = count_steps(lambda: check_owning(impl)(probe, own(probe), None), mode)
             done = _run_each(
+                f"FileBackedData(source, cleanup=True), at each of its {steps} steps",
                 _every_step(steps, mode),
                 mode,
                 lambda: _case(tmp_path, next(runs)),
@@ -410,6 +447,7 @@ class TestInterrupts:
             steps = count_steps(probe.blob.close, mode)
             check_close(probe, None, None)
             done = _run_each(
+                f"close() of an owner made by move_from, at each of its {steps} steps",
                 _every_step(steps, mode),
                 mode,
                 lambda: _owned(impl, tmp_path, next(runs)),
@@ -430,7 +468,12 @@ class TestInterrupts:
             assert run.lines == ["20"], run.stderr
             assert run.returncode != 0  # the KeyboardInterrupt ended it
             left = sorted(os.listdir(tmp_path))
-            assert left == [], f"{len(left)} owned file(s) left after a second interrupt at exit"
+            assert left == [], (
+                "20 owned files (10 by move_from, 10 by FileBackedData(path, cleanup=True)) were "
+                "alive when a KeyboardInterrupt ended the child; during the release at exit a "
+                "second SIGINT came (its handler called) just before each os.unlink and os.remove; "
+                f"expected no file left, found {len(left)}: {left}"
+            )
 
     @clause("FBD-FORK-2")
     @needs_fork
@@ -464,6 +507,7 @@ class TestInterrupts:
                     check_move(impl),
                     seed=1,
                     mode=mode,
+                    what="move_from(source)",
                 )
                 _report(request, f"interrupted move_from ({mode})", done)
 
@@ -490,6 +534,7 @@ class TestInterrupts:
                         check_owning(impl),
                         seed=2,
                         mode=mode,
+                        what="FileBackedData(source, cleanup=True)",
                     )
                 else:
                     done = campaign(
@@ -499,6 +544,7 @@ class TestInterrupts:
                         check_close,
                         seed=3,
                         mode=mode,
+                        what="close() of an owner made by move_from",
                     )
                 _report(request, f"interrupted {what} ({mode})", done)
 

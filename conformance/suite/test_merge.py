@@ -483,6 +483,20 @@ class TestMerge:
             target.merge_named_data_store(other)
         assert state(target) == before
 
+    @clause("NDS-MERGE-1")
+    @pytest.mark.parametrize(
+        "other",
+        [None, {"buffers": [], "pte_data": {}, "external_data": {}}, object()],
+        ids=["None", "dict", "object"],
+    )
+    def test_other_that_is_not_an_output(self, impl: Implementation, other: object) -> None:
+        target = impl.NamedDataStore()
+        target.add_named_data("mine", b"mine")
+        before = state(target)
+        with pytest.raises((AttributeError, TypeError)):
+            target.merge_named_data_store(other)
+        assert state(target) == before
+
     @clause("NDS-MERGE-7")
     @relies_on(REPLAY)
     @pytest.mark.parametrize("where", ["pte_data", "external_data[tag]"])

@@ -641,6 +641,42 @@ class TestOwnership:
         assert owner.to_bytes() == b"owned already"
 
     @clause("FBD-MOVE-9")
+    @pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is not available")
+    @pytest.mark.parametrize("how", ["move_from", "cleanup=True"])
+    def test_a_forked_child_cannot_take_an_inherited_owners_file(
+        self, impl: Implementation, blobs: Blobs, how: str
+    ) -> None:
+        owner = blobs.moved(b"owned by the parent")
+        path = impl.path_of(owner)
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child; it must never return into pytest
+            code = 3
+            try:
+                try:
+                    taken = (
+                        impl.FileBackedData.move_from(path)
+                        if how == "move_from"
+                        else impl.FileBackedData(path, cleanup=True)
+                    )
+                except ValueError:
+                    code = 0  # refused, as in the parent
+                else:  # taken: put the file back where the parent's owner has it, and say so
+                    if impl.path_of(taken) != path:
+                        os.replace(impl.path_of(taken), path)
+                    code = 1
+            finally:
+                os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        code = os.waitstatus_to_exitcode(status)
+        assert code == 0, (
+            f"a child forked while the parent's object owned {path}, calling "
+            + ("move_from" if how == "move_from" else "FileBackedData(path, cleanup=True)")
+            + " on that file, expected ValueError; "
+            + ("the child took the file" if code == 1 else f"the child exited with {code}")
+        )
+        assert owner.to_bytes() == b"owned by the parent"
+
+    @clause("FBD-MOVE-9")
     @pytest.mark.parametrize("how", ["same-path", "hard-link"])
     def test_second_owner_is_refused(
         self, impl: Implementation, blobs: Blobs, tmp_path: Path, how: str

@@ -120,6 +120,25 @@ class _Exit:
     case: str
     returncode: int
 
+    @property
+    def how(self) -> str:
+        """How the child ended, in words, for messages."""
+        return _HOW[self.case]
+
+
+_HOW = {
+    "normal": "the main module ended normally",
+    "sys-exit": "sys.exit(3)",
+    "exception": "an uncaught RuntimeError",
+    "keyboard-interrupt": "an uncaught KeyboardInterrupt",
+    "sigint": "SIGINT sent to itself, with Python's handler",
+    "sigterm-handler": "SIGTERM sent to itself, with a handler calling sys.exit(143)",
+    "cycle": "the main module ended, the owner held only by a reference cycle (gc disabled)",
+    "sigterm-default": "SIGTERM sent to itself, with the default handler",
+    "sigkill": "SIGKILL sent to itself",
+    "os-exit": "os._exit(7)",
+}
+
 
 _RELEASED = [
     _Exit("normal", 0),
@@ -146,8 +165,14 @@ class TestInterpreterExit:
         # The plain end in a fresh interpreter: one that imported the implementation itself and
         # never ran its fork handlers, as a warm child has (docs/performance.md).
         run = run_child(impl, _EXIT_CHILD, tmp_path, end.case, fresh=end.case == "normal")
-        assert run.returncode == end.returncode, run.stderr
-        assert not run.path.exists(), f"{end.case}: the owned file outlived the process"
+        assert run.returncode == end.returncode, (
+            f"a child that owned a file made by move_from ended by {end.how}: expected exit "
+            f"status {end.returncode}, got {run.returncode}; stderr:\n{run.stderr}"
+        )
+        assert not run.path.exists(), (
+            f"a child that owned {run.path.name} (made by move_from) ended by {end.how}: "
+            "expected the owned file released at exit; it is still there"
+        )
         assert not (tmp_path / "owned.bin").exists()
         _no_error_at_exit(run)
 
@@ -190,8 +215,15 @@ class TestInterpreterExit:
         run = run_child(impl, _EXIT_CHILD, tmp_path, "close-failed")
         try:
             assert run.returncode == 0, run.stderr
-            assert run.value("close") == "raised PermissionError"
-            assert not run.path.exists(), "the exit backstop did not retry the failed removal"
+            assert run.value("close") == "raised PermissionError", (
+                "close() of an owner whose removal failed (os.remove and os.unlink raising "
+                f"PermissionError for it): expected PermissionError, it {run.value('close')}"
+            )
+            assert not run.path.exists(), (
+                f"close() of {run.path.name} failed (removal refused), then the child exited "
+                "normally with removal working again: expected the exit backstop to retry and "
+                "remove it; it is still there"
+            )
         finally:
             _discard(run.path)
 
@@ -203,7 +235,11 @@ class TestInterpreterExit:
             assert run.returncode == 0, run.stderr
             assert run.path.exists()
             warned = [line for line in run.stderr.splitlines() if "RuntimeWarning" in line]
-            assert any(run.path.name in line for line in warned), run.stderr
+            assert any(run.path.name in line for line in warned), (
+                f"the child exited normally with the removal of its owned {run.path.name} "
+                "refused (PermissionError): expected a RuntimeWarning naming it on stderr; "
+                f"stderr:\n{run.stderr}"
+            )
         finally:
             _discard(run.path)
 
@@ -261,8 +297,19 @@ class TestFork:
         try:
             assert run.returncode == 0, run.stderr
             assert run.value("child") == str(code), run.stderr
-            assert run.value("after-child") == "True", f"the {case} child deleted the file"
-            assert run.value("after-close") == "False", "the parent's close() did not delete it"
+            ended = {
+                "normal": "normally",
+                "sys-exit": "by sys.exit(0)",
+                "exception": "by an uncaught exception",
+            }[case]
+            assert run.value("after-child") == "True", (
+                f"a child forked from a process owning {run.path.name} (made by move_from) "
+                f"exited {ended}: expected the parent's file still there; the child deleted it"
+            )
+            assert run.value("after-close") == "False", (
+                f"after its forked child exited, the parent's close() of {run.path.name}: "
+                "expected the file removed; it is still there"
+            )
         finally:
             _discard(run.path)
 
@@ -290,7 +337,12 @@ class TestFork:
         _, status = os.waitpid(pid, 0)
         try:
             assert os.waitstatus_to_exitcode(status) == 0
-            assert path.exists(), f"{release} in a forked child deleted the parent's file"
+            assert path.exists(), (
+                "a forked child "
+                + ("called close() on" if release == "close" else "dropped and collected")
+                + f" the object it inherited, owning {path.name} for the parent: expected the "
+                "parent's file still there; the child deleted it"
+            )
             assert path.read_bytes() == CONTENTS
         finally:
             blob.close()

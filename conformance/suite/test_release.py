@@ -19,6 +19,7 @@ import pytest
 
 from conformance.api import FileBackedData, Implementation
 from conformance.harness.checks import blame
+from conformance.harness.child import child_script, run_child
 from conformance.harness.helpers import Blobs
 from conformance.harness.named import named_path
 
@@ -27,6 +28,57 @@ relies_on = pytest.mark.relies_on
 requires = pytest.mark.requires
 
 CONTENTS = b"owned contents\n" * 64
+
+_COLLECT_AT_EACH_LINE = child_script(r"""
+import faulthandler, gc
+faulthandler.dump_traceback_later(20, exit=True)  # a deadlock ends the child, saying where
+tops = {c.__module__.split(".")[0] for c in impl.FileBackedData.__mro__ if c is not object}
+
+def write(name):
+    path = os.path.join(directory, name)
+    with open(path, "wb") as f:
+        f.write(b"x" * 100)
+    return path
+
+def operations():
+    impl.FileBackedData.move_from(write("moved.bin")).close()
+    impl.FileBackedData(write("owned.bin"), cleanup=True).close()
+
+def ours(frame):
+    return frame.f_globals.get("__name__", "").split(".")[0] in tops
+
+traced = [0]
+def count(frame, event, arg):
+    if event == "line" and ours(frame):
+        traced[0] += 1
+    return count
+
+sys.settrace(count)
+operations()
+sys.settrace(None)
+
+garbage = []  # owners that only a reference cycle holds, one freed at each traced line
+for i in range(traced[0] + 5):
+    owner = impl.FileBackedData.move_from(write(f"garbage{i}.bin"))
+    cell = [owner]
+    cell.append(cell)
+    garbage.append(cell)
+    del owner, cell
+
+def collect(frame, event, arg):
+    if event == "line" and ours(frame) and garbage:
+        garbage.pop()
+        gc.collect()  # runs the freed owner's finalizer here, inside whatever this line holds
+    return collect
+
+sys.settrace(collect)
+operations()
+sys.settrace(None)
+del garbage[:]
+gc.collect()
+faulthandler.cancel_dump_traceback_later()
+print(f"lines={traced[0]}")
+""")
 
 
 # --- helpers -----------------------------------------------------------------------------------
@@ -213,8 +265,11 @@ class TestGarbageCollection(_Unraisable):
         assert path.is_file()
         del blob
         gc.collect()
-        assert not path.exists()
-        assert unraisable == []
+        assert not path.exists(), (
+            f"the last reference to an owner made by {how} was dropped and gc.collect() ran: "
+            f"expected {path.name} released; it is still there"
+        )
+        assert unraisable == [], f"the release at garbage collection raised: {unraisable}"
 
     @clause("FBD-CLOSE-4")
     @OWNERS
@@ -227,8 +282,40 @@ class TestGarbageCollection(_Unraisable):
         cycle.append(cycle)
         del blob, cycle
         gc.collect()
-        assert not path.exists()
-        assert unraisable == []
+        assert not path.exists(), (
+            f"an owner made by {how}, held only by a reference cycle, was dropped and "
+            f"gc.collect() ran: expected {path.name} released; it is still there"
+        )
+        assert unraisable == [], f"the release at garbage collection raised: {unraisable}"
+
+    @clause("FBD-CLOSE-4")
+    @relies_on("FBD-MOVE-1", "FBD-INIT-3", "FBD-CLOSE-1")  # owners made both ways, then closed
+    @requires("subprocess")
+    def test_a_collection_at_any_line_releases_without_deadlock(
+        self, impl: Implementation, tmp_path: Path
+    ) -> None:
+        """The collector runs finalizers wherever an allocation starts it: here at every line the
+        implementation runs in move_from, the owning constructor and close(), each time freeing
+        one owner held only by a reference cycle. A release that takes a lock the interrupted
+        line holds deadlocks (the child then exits, printing where it hung)."""
+        run = run_child(impl, _COLLECT_AT_EACH_LINE, tmp_path, "collect")
+        left = sorted(os.listdir(tmp_path))
+        for name in left:  # judged below; removed first, so a failure is reported once
+            (tmp_path / name).unlink()
+        hung = "Timeout" in run.stderr and "Thread" in run.stderr
+        assert run.returncode == 0 and not hung, (
+            "move_from, FileBackedData(path, cleanup=True) and close(), with the garbage collector "
+            "run at each line of the implementation's code (each time releasing an owner that "
+            "only a reference cycle held), "
+            + ("deadlocked (a finalizer took a lock that line held)" if hung else "failed")
+            + f"; exit status {run.returncode}, stderr:\n{run.stderr}"
+        )
+        lines = int(run.value("lines"))
+        assert lines > 0, "no line of the implementation's code was traced"
+        assert left == [], (
+            f"after collections at {lines} lines of move_from, the owning constructor and "
+            f"close(), {len(left)} owned file(s) were left, expected none: {left}"
+        )
 
 
 # --- a file that is already gone ---------------------------------------------------------------

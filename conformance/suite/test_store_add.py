@@ -30,6 +30,10 @@ relies_on = pytest.mark.relies_on
 Blob = bytes | FileBackedData
 
 
+class _Bytes(bytes):
+    """A subclass of ``bytes``, which NDS-ADD-1 takes as ``bytes``."""
+
+
 @dataclass(frozen=True)
 class Layout:
     """An opaque tensor layout, compared with ``==`` (spec section 1)."""
@@ -85,6 +89,15 @@ class TestAdd:
         with pytest.raises(TypeError, match=re.escape(type(data).__name__)):
             store.add_named_data("new", data)
         assert state(store) == before
+
+    @clause("NDS-ADD-1")
+    @relies_on("NDS-OUT-2")  # the stored buffer is seen, by identity, in an output
+    def test_a_bytes_subclass_is_bytes(self, impl: Implementation) -> None:
+        data = _Bytes(b"a bytes subclass")
+        store = impl.NamedDataStore()
+        store.add_named_data("sub", data)
+        out = store.get_named_data_store_output()
+        assert out.buffers[out.pte_data["sub"].buffer_index] is data
 
     @clause("NDS-ADD-2")
     def test_inline_and_external_places(self, impl: Implementation, blobs: Blobs) -> None:

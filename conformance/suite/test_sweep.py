@@ -61,8 +61,16 @@ class TestSweep:
         blob = blobs.moved(b"still in use")
         before = tree(blobs.directory)
         assert before, "move_from left no file to sweep"
-        assert swept_paths(impl, blobs.directory) == set()
-        assert tree(blobs.directory) == before
+        removed = swept_paths(impl, blobs.directory)
+        assert removed == set(), (
+            f"a sweep of a directory holding this process's live placeholder {sorted(before)} "
+            f"(owner alive: the sweeping process itself): expected nothing removed; it reported "
+            f"{sorted(p.name for p in removed)}"
+        )
+        assert tree(blobs.directory) == before, (
+            f"the sweep reported nothing removed, but the directory went from {sorted(before)} "
+            f"to {sorted(tree(blobs.directory))}"
+        )
         assert blob.to_bytes() == b"still in use"
 
     @clause("FBD-SWEEP-1", "FBD-SWEEP-2")
@@ -96,9 +104,17 @@ class TestSweep:
         (swept / "sub" / f".executorch_{gone}-1_{RANDOM}.data").write_bytes(b"x")
         before = tree(swept)
         removed = swept_paths(impl, swept)
-        assert tree(swept) == before - orphans
-        assert outside.read_bytes() == b"outside"
-        assert removed == {swept / name for name in orphans}
+        after = tree(swept)
+        assert after == before - orphans, (
+            "a sweep of a directory of orphans (dead pid, dead pid without start time, a reused "
+            "pid) and of names it must keep (live owners, its own pid, no owner tag, other names, "
+            "links, a directory, a subdirectory): wrongly removed "
+            f"{sorted(before - orphans - after)}, wrongly kept {sorted(orphans & after)}"
+        )
+        assert outside.read_bytes() == b"outside", "the file a link pointed to was changed"
+        assert removed == {swept / name for name in orphans}, (
+            f"the sweep removed {sorted(orphans)} but reported {sorted(p.name for p in removed)}"
+        )
 
     @clause("FBD-SWEEP-3")
     def test_dry_run_removes_nothing_and_lists_what_would_go(
@@ -109,10 +125,19 @@ class TestSweep:
         orphan.write_bytes(b"x")
         (swept / f".executorch_{RANDOM}.data").write_bytes(b"x")
         before = tree(swept)
-        assert swept_paths(impl, swept, dry_run=True) == {orphan}
-        assert tree(swept) == before
+        listed = swept_paths(impl, swept, dry_run=True)
+        assert listed == {orphan}, (
+            f"a dry run over the orphan {orphan.name} and a name without an owner tag: expected "
+            f"it to list the orphan alone; it listed {sorted(p.name for p in listed)}"
+        )
+        assert tree(swept) == before, (
+            f"a dry run removed {sorted(before - tree(swept))}: expected nothing removed"
+        )
         assert swept_paths(impl, swept) == {orphan}
-        assert tree(swept) == before - {orphan.name}
+        assert tree(swept) == before - {orphan.name}, (
+            f"the sweep after the dry run: expected exactly {orphan.name} removed; the directory "
+            f"went from {sorted(before)} to {sorted(tree(swept))}"
+        )
 
     @clause("FBD-SWEEP-2", "FBD-SWEEP-3")
     @pytest.mark.parametrize("what", ["missing", "file", "symlink"])
@@ -126,9 +151,14 @@ class TestSweep:
             target.write_bytes(b"")
         elif what == "symlink":
             target.symlink_to(swept)
+        kind = {"missing": "a path that does not exist", "file": "a regular file"}.get(
+            what, "a symbolic link to a directory holding an orphan"
+        )
         with pytest.raises(OSError):
             _sweeper(impl).sweep(str(target), False)
-        assert orphan.exists()
+        assert orphan.exists(), (
+            f"a sweep of {kind} raised, as expected, but the orphan {orphan.name} was removed"
+        )
 
     @clause("FBD-SWEEP-4")
     @pytest.mark.parametrize("dry_run", [False, True])
@@ -150,6 +180,13 @@ class TestSweep:
 
         monkeypatch.setattr(os, "stat", stat)
         removed = swept_paths(impl, swept, dry_run=dry_run)
-        assert removed == {swept / names[0], swept / names[2]}
+        run = "a dry run" if dry_run else "a sweep"
+        assert removed == {swept / names[0], swept / names[2]}, (
+            f"{run} of three orphans, the second removed by os.unlink (its owner, say) when the "
+            f"sweep first stats it: expected the other two {'listed' if dry_run else 'removed'} "
+            f"and the vanished one left out; it reported {sorted(p.name for p in removed)}"
+        )
         left = sorted(p.name for p in swept.iterdir())
-        assert left == ([names[0], names[2]] if dry_run else [])
+        assert left == ([names[0], names[2]] if dry_run else []), (
+            f"after {run} with one orphan vanishing, the directory holds {left}"
+        )

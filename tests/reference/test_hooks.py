@@ -148,6 +148,13 @@ def test_low_memory_mode_invalid_value(value: bytes) -> None:
     assert repr(value.decode().upper()) in str(caught.value)
 
 
+@pytest.mark.parametrize("value", ["ON", None, 1, bytearray(b"ON")])
+def test_low_memory_mode_value_not_bytes(value: object) -> None:
+    with pytest.raises(ValueError, match="Invalid low_memory_mode") as caught:
+        is_low_memory_mode([CompileSpec("low_memory_mode", value)])  # type: ignore[arg-type]
+    assert repr(value) in str(caught.value)
+
+
 @pytest.mark.parametrize("order", [(b"ON", b"OFF"), (b"off", b"on")])
 def test_low_memory_mode_conflict(order: tuple[bytes, bytes]) -> None:
     with pytest.raises(ValueError, match="Conflicting"):

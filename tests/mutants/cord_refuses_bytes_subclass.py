@@ -1,0 +1,23 @@
+"""Breaks: CORD-TYPE-1, CORD-APPEND-1
+
+``Cord.append`` that takes exactly ``bytes`` (``type(data) is bytes``): a subclass of ``bytes``,
+which is ``bytes`` to the spec, is refused with a ``TypeError``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reference
+
+from . import implementation
+
+
+class Cord(reference.Cord):
+    def append(self, data: Any) -> None:
+        if isinstance(data, bytes) and type(data) is not bytes:
+            raise TypeError(f"Cord pieces must be bytes, not {type(data).__name__}")
+        super().append(data)
+
+
+IMPLEMENTATION = implementation(__name__, Cord=Cord)
