@@ -507,6 +507,10 @@ class NamedDataStore:
     ) -> DataEntry | None:
         """A key already present: equal contents are accepted, anything else is a conflict.
         Returns the entry with its new alignment, or None when it stays as it is."""
+        if isinstance(data, FileBackedData) and data.closed:
+            # FBD-CLOSED-1: refused on every path, also as the very object ``key`` names, which
+            # the identity test below would judge equal without the read that raises for others
+            raise ValueError(f"I/O operation on closed FileBackedData ({data.path!r})")
         old_tag = self._tags[key]
         entry = self._entries(old_tag)[key]
         existing = self.buffers[entry.buffer_index]
