@@ -1,5 +1,6 @@
-"""Interrupts: SIGINT at every step of move_from, the owning constructor, close() and interpreter
-exit, and forks while another thread is inside move_from (FBD-INTR-1, FBD-FORK-2).
+"""Interrupts: SIGINT, and SIGTERM with a handler that raises ``SystemExit``, at every step of
+move_from, the owning constructor, close() and interpreter exit, and forks while another thread is
+inside move_from (FBD-INTR-1, FBD-FORK-2).
 
 Steps are injected deterministically (conformance.harness.interrupts): before and after every OS
 call, or at every line the call runs, once or twice. The campaigns repeat that at random steps;
@@ -36,6 +37,7 @@ from conformance.harness.interrupts import (
     forget,
     interrupting,
     open_descriptors,
+    raised_by,
 )
 
 clause = pytest.mark.clause
@@ -46,6 +48,12 @@ needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="no /
 S = TypeVar("S")
 DATA = b"weights " * 512
 MODES: tuple[Mode, ...] = ("calls", "lines")
+SIGNALS = pytest.mark.parametrize(
+    "signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"]
+)
+"""The signals injected at each step: SIGINT (Python's handler raises KeyboardInterrupt) and
+SIGTERM with a handler that raises SystemExit (graceful-shutdown code): FBD-INTR-1 covers every
+Python handler that raises."""
 
 
 @dataclass
@@ -100,9 +108,9 @@ def _check_owner(impl: Implementation, case: Case, owner: object, moved: bool) -
 
 
 def _check_untouched(case: Case) -> None:
-    """After a KeyboardInterrupt: the source alone, at its path, with its bytes, and unowned."""
+    """After the handler's exception: the source alone, at its path, with its bytes, unowned."""
     gc.collect(1)  # an owner the caller never got (its traceback dropped) must not delete it now
-    assert sorted(os.listdir(case.directory)) == ["weights.bin"], "left after KeyboardInterrupt"
+    assert sorted(os.listdir(case.directory)) == ["weights.bin"], "left after the interrupt"
     assert case.source.read_bytes() == DATA
 
 
@@ -201,6 +209,7 @@ def _run_each(
     setup: Callable[[], S],
     call: Callable[[S], object],
     check: Callable[[S, object, BaseException | None], None],
+    signum: int = signal.SIGINT,
 ) -> int:
     runs = 0
     for steps in chosen:
@@ -208,14 +217,15 @@ def _run_each(
         result: object = None
         error: BaseException | None = None
         try:
-            with interrupting(steps, mode):
+            with interrupting(steps, mode, signum):
                 result = call(state)
-        except KeyboardInterrupt as exc:
+        except raised_by(signum) as exc:
             error = forget(exc)
         try:
             check(state, result, error)
         except AssertionError as exc:
-            raise AssertionError(f"SIGINT at {mode} steps {sorted(steps)}: {exc}") from exc
+            name = signal.Signals(signum).name
+            raise AssertionError(f"{name} at {mode} steps {sorted(steps)}: {exc}") from exc
         runs += 1
     return runs
 
@@ -246,6 +256,37 @@ def interrupted(real):
 
 os.unlink, os.remove = interrupted(os.unlink), interrupted(os.remove)
 raise KeyboardInterrupt  # the first Ctrl-C: the interpreter exits, releasing the owned files
+""")
+
+
+_EXIT_UNDER_SIGTERM = child_script(r"""
+import signal
+
+def graceful(signum, frame):
+    sys.exit(143)  # graceful-shutdown code: a SIGTERM handler that raises SystemExit
+
+signal.signal(signal.SIGTERM, graceful)
+owners = []
+for i in range(20):
+    path = os.path.join(directory, f"owned{i}.bin")
+    with open(path, "wb") as f:
+        f.write(b"x" * 1000)
+    owners.append(impl.FileBackedData.move_from(path) if i % 2 else
+                  impl.FileBackedData(path, cleanup=True))
+print(len(os.listdir(directory)), flush=True)
+sent = []
+
+def terminated(real):
+    def call(*args, **kwargs):
+        handler = signal.getsignal(signal.SIGTERM)
+        if not sent and callable(handler):
+            sent.append(1)
+            handler(signal.SIGTERM, None)  # one SIGTERM, while the owned files are released
+        return real(*args, **kwargs)
+    return call
+
+os.unlink, os.remove = terminated(os.unlink), terminated(os.remove)
+# the script ends: the interpreter exits normally, releasing the owned files
 """)
 
 
@@ -352,22 +393,24 @@ class TestInterrupts:
     @OBSERVED_BY_CLOSING
     @MOVED
     @needs_proc
+    @SIGNALS
     @pytest.mark.parametrize("mode", MODES)
     def test_move_from_interrupted_at_each_step(
-        self, impl: Implementation, tmp_path: Path, mode: Mode
+        self, impl: Implementation, tmp_path: Path, mode: Mode, signum: int
     ) -> None:
         """Interrupted anywhere, once or in its clean-up again: moved and owned, or untouched."""
         with scrubbed(tmp_path):
             runs = iter(range(1 << 30))
             move = mover(impl)
             probe = _case(tmp_path, -1)
-            steps = count_steps(lambda: check_move(impl)(probe, move(probe), None), mode)
+            steps = count_steps(lambda: check_move(impl)(probe, move(probe), None), mode, signum)
             done = _run_each(
                 _every_step(steps, mode),
                 mode,
                 lambda: _case(tmp_path, next(runs)),
                 move,
                 check_move(impl),
+                signum,
             )
             assert done > steps
 
@@ -375,37 +418,40 @@ class TestInterrupts:
     @OBSERVED_BY_CLOSING
     @OWNING
     @needs_proc
+    @SIGNALS
     @pytest.mark.parametrize("mode", MODES)
     def test_owning_constructor_interrupted_at_each_step(
-        self, impl: Implementation, tmp_path: Path, mode: Mode
+        self, impl: Implementation, tmp_path: Path, mode: Mode, signum: int
     ) -> None:
         """FileBackedData(path, cleanup=True) never both raises and deletes the file later."""
         with scrubbed(tmp_path):
             runs = iter(range(1 << 30))
             own = owner(impl)
             probe = _case(tmp_path, -1)
-            steps = count_steps(lambda: check_owning(impl)(probe, own(probe), None), mode)
+            steps = count_steps(lambda: check_owning(impl)(probe, own(probe), None), mode, signum)
             done = _run_each(
                 _every_step(steps, mode),
                 mode,
                 lambda: _case(tmp_path, next(runs)),
                 own,
                 check_owning(impl),
+                signum,
             )
             assert done > steps
 
     @clause("FBD-INTR-1")
     @OBSERVED_BY_CLOSING
     @needs_proc
+    @SIGNALS
     @pytest.mark.parametrize("mode", MODES)
     def test_close_interrupted_at_each_step(
-        self, impl: Implementation, tmp_path: Path, mode: Mode
+        self, impl: Implementation, tmp_path: Path, mode: Mode, signum: int
     ) -> None:
         """An interrupted close() has released the file before the interrupt propagates."""
         with scrubbed(tmp_path):
             runs = iter(range(1 << 30))
             probe = _owned(impl, tmp_path, -1)
-            steps = count_steps(probe.blob.close, mode)
+            steps = count_steps(probe.blob.close, mode, signum)
             check_close(probe, None, None)
             done = _run_each(
                 _every_step(steps, mode),
@@ -413,6 +459,7 @@ class TestInterrupts:
                 lambda: _owned(impl, tmp_path, next(runs)),
                 close_it,
                 check_close,
+                signum,
             )
             assert done > steps
 
@@ -429,6 +476,19 @@ class TestInterrupts:
             assert run.returncode != 0  # the KeyboardInterrupt ended it
             left = sorted(os.listdir(tmp_path))
             assert left == [], f"{len(left)} owned file(s) left after a second interrupt at exit"
+
+    @clause("FBD-INTR-1", "FBD-CLOSE-5")
+    @MOVED
+    @OWNING
+    @requires("subprocess")
+    def test_sigterm_during_exit_leaves_nothing(self, impl: Implementation, tmp_path: Path) -> None:
+        """One SIGTERM whose handler raises SystemExit, while the owned files are released at
+        exit: every owned file is released all the same."""
+        with scrubbed(tmp_path):
+            run = run_child(impl, _EXIT_UNDER_SIGTERM, tmp_path, "exit")
+            assert run.lines == ["20"], run.stderr
+            left = sorted(os.listdir(tmp_path))
+            assert left == [], f"{len(left)} owned file(s) left after a SIGTERM at exit"
 
     @clause("FBD-FORK-2")
     @needs_fork
