@@ -102,7 +102,6 @@ def _each(previous: _Handlers, put: Callable[[int, _Handler], object]) -> None:
         try:
             put(signum, handler)
         except BaseException as exc:  # a handler ran at the check after the C call: go on
-            if raised is None:
-                raised = exc
+            raised = raised or exc  # the first is raised
     if raised is not None:
         raise raised
