@@ -89,7 +89,8 @@ def cli(argv: Sequence[str] | None = None) -> int:
         "sweep",
         help="remove the placeholders in DIR whose owner process is gone",
         description="Remove the placeholders in DIR whose owner process is gone (spec 3.7).",
-        epilog="Exit status: 0 after the sweep; 2 when DIR cannot be swept.",
+        epilog="Exit status: 0 after the sweep; 1 when an orphan could not be removed (the sweep "
+        "went on with the others); 2 when DIR cannot be swept.",
     )
     swept.add_argument("directory", metavar="DIR", help="the directory to sweep (not below it)")
     swept.add_argument("--dry-run", action="store_true", help="list what would go; remove nothing")
@@ -103,6 +104,13 @@ def cli(argv: Sequence[str] | None = None) -> int:
         return 2
     for line in report_lines(result):
         print(line)
+    if result.failed:  # FBD-SWEEP-5: reported, and the exit status says so
+        print(
+            f"python -m reference sweep: {args.directory}: "
+            f"{len(result.failed)} orphan(s) could not be removed",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

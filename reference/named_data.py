@@ -531,6 +531,10 @@ class NamedDataStore:
         checked in the order of NDS-KEY-5: contents (NDS-KEY-3), place (NDS-KEY-5), layout
         (NDS-KEY-6), then the alignment combined (NDS-ALIGN-2). A merge's conflicts are these
         (NDS-MERGE-5)."""
+        if isinstance(data, FileBackedData) and data.closed:
+            # FBD-CLOSED-1: refused on every path, also as the very object ``key`` names, which
+            # the identity test below would judge equal without the read that raises for others
+            raise ValueError(f"I/O operation on closed FileBackedData ({data.path!r})")
         old_tag = self._tags[key]
         entry = self._entries(old_tag)[key]
         existing = self.buffers[entry.buffer_index]

@@ -5,14 +5,15 @@ at garbage collection and at interpreter exit (FBD-CLOSE-4, FBD-CLOSE-5), never 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
-import signal
 import threading
 import warnings
 import weakref
+from types import FrameType
 from typing import TYPE_CHECKING
 
-from .deferral import _atomically, _python_handler
+from .deferral import _atomically, _Handlers, _python_handlers, _replace, _restore
 from .location import Identity, Location
 
 if TYPE_CHECKING:
@@ -56,11 +57,13 @@ def _release_now(location: Location, identity: Identity, pid: int) -> None:
 
 
 def _release_all_at_exit() -> None:
-    """Release every owned file still open at exit, with SIGINT ignored throughout, so that a
-    second interrupt while the interpreter exits cannot leave the rest behind (FBD-INTR-1)."""
-    previous = _python_handler()
-    if previous is not None:
-        signal.signal(signal.SIGINT, lambda signum, frame: None)
+    """Release every owned file still open at exit, with every signal that has a Python handler
+    ignored throughout (SIGINT's, a SIGTERM handler that raises ``SystemExit``, ...), so that a
+    signal while the interpreter exits cannot leave the rest behind (FBD-INTR-1, FBD-CLOSE-5)."""
+    previous: _Handlers = {}
+    with contextlib.suppress(BaseException):  # a signal came as ignoring began: release goes on
+        previous = _python_handlers()
+        _replace(previous, _ignore)
     try:
         owners = [ref() for ref in list(_owners.values())]  # no lock: a daemon thread may hold it
         for owner in owners:
@@ -71,8 +74,11 @@ def _release_all_at_exit() -> None:
                 _, release, args, _ = pending
                 release(*args)  # _release: never raises, warns for a failed removal
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGINT, previous)
+        _restore(previous)
+
+
+def _ignore(signum: int, frame: FrameType | None) -> None:
+    """The handler of every signal while owned files are released at exit: nothing to do."""
 
 
 atexit.register(_release_all_at_exit)

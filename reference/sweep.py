@@ -14,12 +14,20 @@ from __future__ import annotations
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from .placeholders import PLACEHOLDER_PREFIX, PLACEHOLDER_SUFFIX, process_start_time
 
-__all__ = ["Placeholder", "SweepResult", "find_orphans", "report_lines", "scan", "sweep"]
+__all__ = [
+    "NotRemoved",
+    "Placeholder",
+    "SweepResult",
+    "find_orphans",
+    "report_lines",
+    "scan",
+    "sweep",
+]
 
 Owner = Literal["alive", "gone", "unknown"]
 
@@ -57,12 +65,24 @@ class Placeholder:
 
 
 @dataclass(frozen=True)
+class NotRemoved:
+    """An orphan the sweep was not allowed to remove (another user's file in a sticky directory)."""
+
+    found: Placeholder
+    reason: str
+    """The OS's words for why, e.g. ``Operation not permitted``."""
+
+
+@dataclass(frozen=True)
 class SweepResult:
-    """What a sweep removed (or, in a dry run, would remove) and what it kept."""
+    """What a sweep removed (or, in a dry run, would remove), what it kept, what it could not
+    remove."""
 
     removed: list[Placeholder]
     kept: list[Placeholder]
     dry_run: bool
+    failed: list[NotRemoved] = field(default_factory=list)
+    """Orphans whose removal the OS refused; the sweep went on past each (FBD-SWEEP-5)."""
 
 
 def owner_state(pid: int | None, start_time: int | None) -> Owner:
@@ -143,7 +163,9 @@ def find_orphans(directory: str | os.PathLike[str]) -> list[Placeholder]:
 
 def _remove(dirfd: int, found: Placeholder) -> bool:
     """Unlink ``found`` if it is still the same regular file and its owner is still gone
-    (FBD-SWEEP-2's check again: an ``lstat`` of the name now against the one the scan made)."""
+    (FBD-SWEEP-2's check again: an ``lstat`` of the name now against the one the scan made).
+
+    Raises ``OSError`` (not ``FileNotFoundError``) when the OS refuses the unlink."""
     try:
         st = os.stat(found.name, dir_fd=dirfd, follow_symlinks=False)
     except FileNotFoundError:
@@ -165,20 +187,26 @@ def sweep(directory: str | os.PathLike[str], dry_run: bool = False) -> SweepResu
     Each file is removed by name relative to a descriptor of the directory opened without following
     links, after checking again that it is the file found (same ``st_dev``, ``st_ino``) and that
     its owner is still gone. A file that vanished or changed in between, or whose owner can no
-    longer be told gone, is left out of the result.
+    longer be told gone, is left out of the result. A file the OS refuses to unlink is reported
+    in ``failed`` and the sweep goes on with the others.
     """
     dirfd = _open_directory(directory)
     try:
         removed: list[Placeholder] = []
         kept: list[Placeholder] = []
+        failed: list[NotRemoved] = []
         for found in _scan(dirfd, os.fspath(directory)):
             if found.owner != "gone":
                 kept.append(found)
-            elif dry_run or _remove(dirfd, found):  # FBD-SWEEP-3: a dry run removes nothing
-                removed.append(found)
+                continue
+            try:
+                if dry_run or _remove(dirfd, found):  # FBD-SWEEP-3: a dry run removes nothing
+                    removed.append(found)
+            except OSError as exc:  # FBD-SWEEP-5: e.g. EPERM, another user's file: go on
+                failed.append(NotRemoved(found, exc.strerror or str(exc)))
     finally:
         os.close(dirfd)
-    return SweepResult(removed, kept, dry_run)
+    return SweepResult(removed, kept, dry_run, failed)
 
 
 def report_lines(result: SweepResult) -> list[str]:
@@ -188,6 +216,14 @@ def report_lines(result: SweepResult) -> list[str]:
     for found in result.kept:
         why = "unknown owner" if found.owner == "unknown" else f"owner pid {found.pid} alive"
         lines.append(f"kept {found.path} ({why})")
+    for failure in result.failed:
+        found = failure.found
+        lines.append(
+            f"could not remove {found.path} (owner pid {found.pid} gone): {failure.reason}"
+        )
     done = "would be removed" if result.dry_run else "removed"
-    lines.append(f"{len(result.removed)} {done}, {len(result.kept)} kept")
+    total = f"{len(result.removed)} {done}, {len(result.kept)} kept"
+    if result.failed:
+        total += f", {len(result.failed)} could not be removed"
+    lines.append(total)
     return lines

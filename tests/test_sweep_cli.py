@@ -138,3 +138,31 @@ def test_sweep_of_no_directory_is_an_error(tmp_path: Path, what: str) -> None:
     [line] = result.stderr.splitlines()
     assert line.startswith(f"cordspec: sweep {target}: ")
     assert orphan.exists()
+
+
+def test_sweep_goes_on_past_an_orphan_it_may_not_remove(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """FBD-SWEEP-5, in process (the refusal is injected; no second user): status 1, named."""
+    from conformance.harness.child import dead_pid
+    from conformance.run.cli import main
+
+    gone = dead_pid()
+    foreign, own = (tmp_path / f".executorch_{gone}_{c * 8}.data" for c in "ab")
+    foreign.write_bytes(b"another user's")
+    own.write_bytes(b"mine")
+    real_unlink = os.unlink
+
+    def unlink(path: str, *, dir_fd: int | None = None) -> None:
+        if path == foreign.name:
+            raise PermissionError(1, "Operation not permitted")
+        real_unlink(path, dir_fd=dir_fd)
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    assert main(["sweep", str(tmp_path)]) == 1
+    captured = capsys.readouterr()
+    assert f"could not remove {foreign} (owner pid {gone} gone): Operation not permitted" in (
+        captured.out.splitlines()
+    )
+    assert captured.err == f"cordspec: sweep {tmp_path}: 1 orphan(s) could not be removed\n"
+    assert tree(tmp_path) == {foreign.name}

@@ -21,7 +21,7 @@ IMPL = load_implementation("reference")
 
 _STATE = child_script(r"""
 import atexit, gc, signal, threading
-import reference.ownership as fb
+import reference.ownership as ownership
 
 handlers = {}
 for number in sorted(signal.valid_signals()):
@@ -32,7 +32,7 @@ for number in sorted(signal.valid_signals()):
 fds = sorted(int(fd) for fd in os.listdir("/proc/self/fd"))
 print("handlers=" + repr(handlers))
 print("fds=" + repr(fds))
-print("owners=" + repr(len(fb._owners)))
+print("owners=" + repr(len(ownership._owners)))
 print("atexit=" + repr(atexit._ncallbacks()))
 print("threads=" + repr(threading.active_count()))
 print("argv=" + repr(sys.argv))

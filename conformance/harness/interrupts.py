@@ -7,9 +7,10 @@ function counts them, in every frame the call makes). An interrupt raised from a
 ends tracing (Python unsets it), so in ``lines`` mode a second interrupt reaches only an
 implementation that deferred the first; ``calls`` mode reaches clean-ups with a second one.
 
-At a chosen step the current SIGINT handler is called as the signal would call it: Python's
-default handler raises ``KeyboardInterrupt`` right there; an implementation that defers SIGINT
-over its critical steps has put its own handler in place and records it instead. The same call
+At a chosen step the current handler of the signal injected (SIGINT, or SIGTERM with a handler
+that raises ``SystemExit`` as graceful-shutdown code does) is called as the signal would call it:
+the handler raises right there; an implementation that defers signals over its critical steps has
+put its own handler in place and records it instead. The same call
 run with no step chosen counts its steps, so that every step of it can be tried. The garbage
 collector is off over the block: a finalizer of earlier work run inside it would add steps that
 depend on the test order, and an interrupt landing in one would be swallowed.
@@ -41,12 +42,15 @@ __all__ = [
     "campaign_size",
     "count_steps",
     "deliver_sigint",
+    "deliver_signal",
     "forget",
     "interrupted",
     "interrupting",
     "open_descriptors",
+    "raised_by",
     "scenario",
     "sigint_handler",
+    "sigterm_handler",
 ]
 
 T = TypeVar("T")
@@ -79,31 +83,56 @@ def sigint_handler(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def sigterm_handler(signum: int, frame: FrameType | None) -> None:
+    """A SIGTERM handler of graceful-shutdown code: it raises ``SystemExit`` (as ``sys.exit``
+    does), in whatever the main thread was running; what :func:`interrupting` puts in place
+    for SIGTERM's injections (FBD-INTR-1 covers every handler that raises)."""
+    raise SystemExit(128 + signal.SIGTERM)
+
+
+_HANDLERS: dict[int, Callable[[int, FrameType | None], None]] = {
+    signal.SIGINT: sigint_handler,
+    signal.SIGTERM: sigterm_handler,
+}
+
+
+def raised_by(signum: int) -> type[BaseException]:
+    """What the handler :func:`interrupting` installs for ``signum`` raises."""
+    return KeyboardInterrupt if signum == signal.SIGINT else SystemExit
+
+
+def deliver_signal(signum: int) -> None:
+    """Call ``signum``'s current handler as the signal would (if it is Python code)."""
+    handler = signal.getsignal(signum)
+    if callable(handler):
+        handler(signum, None)
+
+
 def deliver_sigint() -> None:
     """Call SIGINT's handler as the signal would: Python's default raises KeyboardInterrupt."""
-    handler = signal.getsignal(signal.SIGINT)
-    if callable(handler):
-        handler(signal.SIGINT, None)
+    deliver_signal(signal.SIGINT)
 
 
 class Interrupter:
-    """Counts the steps of the calls made while it is installed, and interrupts at chosen ones."""
+    """Counts the steps of the calls made while it is installed, and interrupts at chosen ones
+    with ``signum`` (SIGINT unless told)."""
 
-    def __init__(self, steps: Collection[int] = ()) -> None:
+    def __init__(self, steps: Collection[int] = (), signum: int = signal.SIGINT) -> None:
         self.steps = frozenset(steps)
+        self.signum = signum
         self.step = 0
         self.delivered = 0
         self.delivered_at: list[str] = []
-        """Where each SIGINT was delivered: its step and the OS call or line it came at."""
+        """Where each signal was delivered: its step and the OS call or line it came at."""
 
     def tick(self, where: Callable[[], str] = lambda: "") -> None:
-        """One step has passed: deliver SIGINT if it is a chosen one (``where()`` says where it
-        is, asked only then)."""
+        """One step has passed: deliver the signal if it is a chosen one (``where()`` says where
+        it is, asked only then)."""
         step, self.step = self.step, self.step + 1
         if step in self.steps:
             self.delivered += 1
             self.delivered_at.append(f"step {step}, {where()}")
-            deliver_sigint()
+            deliver_signal(self.signum)
 
     def wrap(self, real: Callable[..., T], name: str = "") -> Callable[..., T]:
         def stepped(*args: Any, **kwargs: Any) -> T:
@@ -131,18 +160,23 @@ def scenario(interrupter: Interrupter, mode: Mode) -> str:
         else "the lines of Python the call ran"
     )
     where = "; ".join(interrupter.delivered_at) or "none reached: the call ended before"
+    name = signal.Signals(interrupter.signum).name
+    raising = raised_by(interrupter.signum).__name__
     return (
-        f"SIGINT (its handler raising KeyboardInterrupt, as Python's does) chosen at step(s) "
+        f"{name} (its handler raising {raising}) chosen at step(s) "
         f"{sorted(interrupter.steps)} of {unit}, counted from 0; delivered at: {where}"
     )
 
 
 @contextlib.contextmanager
-def interrupting(steps: Collection[int] = (), mode: Mode = "calls") -> Iterator[Interrupter]:
-    """Install an :class:`Interrupter` over the OS calls (or the lines run), with a SIGINT handler
-    that raises KeyboardInterrupt as Python's does (:func:`sigint_handler`: a test runner may have
-    replaced it) for the block; restore everything after."""
-    interrupter = Interrupter(steps)
+def interrupting(
+    steps: Collection[int] = (), mode: Mode = "calls", signum: int = signal.SIGINT
+) -> Iterator[Interrupter]:
+    """Install an :class:`Interrupter` of ``signum`` over the OS calls (or the lines run), with a
+    SIGINT handler that raises KeyboardInterrupt as Python's does (:func:`sigint_handler`: a test
+    runner may have replaced it) and, for SIGTERM, one that raises SystemExit
+    (:func:`sigterm_handler`) for the block; restore everything after."""
+    interrupter = Interrupter(steps, signum)
     saved: list[tuple[object, str, object]] = []
     if mode == "calls":
         saved = [(builtins, "open", builtins.open)]
@@ -156,7 +190,8 @@ def interrupting(steps: Collection[int] = (), mode: Mode = "calls") -> Iterator[
         return trace
 
     tracing = sys.gettrace()
-    handler = signal.signal(signal.SIGINT, sigint_handler)
+    handled = sorted({signal.SIGINT, signum})
+    handlers = [(one, signal.signal(one, _HANDLERS[one])) for one in handled]
     collecting = gc.isenabled()
     gc.disable()  # else earlier work's finalizers could run in the block, count, and swallow SIGINT
     try:
@@ -171,7 +206,8 @@ def interrupting(steps: Collection[int] = (), mode: Mode = "calls") -> Iterator[
             sys.settrace(tracing)  # only then: a coverage tracer put back by hand would stop
         for owner, name, real in saved:
             setattr(owner, name, real)
-        signal.signal(signal.SIGINT, handler)
+        for one, handler in handlers:
+            signal.signal(one, handler)
         if collecting:
             gc.enable()
 
@@ -188,9 +224,12 @@ def forget(error: BaseException) -> BaseException:
     return error
 
 
-def count_steps(call: Callable[[], object], mode: Mode = "calls") -> int:
-    """How many steps ``call`` takes when nothing interrupts it."""
-    with interrupting(mode=mode) as counter:
+def count_steps(
+    call: Callable[[], object], mode: Mode = "calls", signum: int = signal.SIGINT
+) -> int:
+    """How many steps ``call`` takes when nothing interrupts it (with the handlers that
+    :func:`interrupting` puts in place for ``signum``)."""
+    with interrupting(mode=mode, signum=signum) as counter:
         call()
     return counter.step
 

@@ -164,7 +164,9 @@ def _parser() -> argparse.ArgumentParser:
         help="remove placeholders left by processes that died",
         description="Remove the .executorch_<pid>-<start>_*.data files directly in DIR whose owner "
         "process is gone (spec section 3.7); never a live owner's file, a link, or anything else.",
-        epilog="Exit status: 0 after the sweep; 2 when DIR does not exist or is not a directory.",
+        epilog="Exit status: 0 after the sweep; 1 when an orphan could not be removed (the sweep "
+        "went on with the others, the report names it); 2 when DIR does not exist or is not a "
+        "directory.",
     )
     sweep.add_argument("directory", metavar="DIR", help="the directory to sweep (not below it)")
     sweep.add_argument(
@@ -444,6 +446,13 @@ def _sweep(args: argparse.Namespace) -> int:
         raise _Failure(f"sweep {args.directory}: {reason}") from None
     for line in report_lines(result):
         print(line)
+    if result.failed:  # FBD-SWEEP-5: the others were removed; say which were not
+        print(
+            f"cordspec: sweep {args.directory}: {len(result.failed)} orphan(s) could not be "
+            "removed",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

@@ -19,7 +19,7 @@ import pytest
 from conformance.api import FileBackedData, Implementation
 from conformance.harness.checks import check
 from conformance.harness.child import child_script, run_child
-from conformance.harness.helpers import Blobs, sparse, state, zeros_digest
+from conformance.harness.helpers import Blobs, snapshot, sparse, state, zeros_digest
 from conformance.harness.measure import (
     BIG,
     MEMORY_BOUND,
@@ -707,6 +707,29 @@ class TestClosedState:
             else:
                 store.add_named_data("closed", blob)
         assert (len(cord), bytes(cord), state(store)) == before
+
+    @clause("FBD-CLOSED-1")
+    @pytest.mark.parametrize("how", ["same alignment", "new alignment", "merge of its output"])
+    def test_a_closed_object_is_refused_under_the_key_that_names_it(
+        self, impl: Implementation, blobs: Blobs, how: str
+    ) -> None:
+        """The very object a key already names needs no read to be judged equal to itself: it is
+        still closed, and refused like any other closed blob (a shortcut by identity must not
+        skip the check)."""
+        blob = blobs.moved(b"added, then closed")
+        path = blobs.path(blob)
+        store = impl.NamedDataStore()
+        store.add_named_data("k", blob, 4, external_tag="model")
+        output = store.get_named_data_store_output()
+        blob.close()
+        before = snapshot(store)
+        with pytest.raises(ValueError, match=re.escape(str(path))):
+            if how == "merge of its output":
+                store.merge_named_data_store(output)
+            else:
+                alignment = 4 if how == "same alignment" else 8
+                store.add_named_data("k", blob, alignment, external_tag="model")
+        assert snapshot(store) == before
 
     @clause("FBD-CLOSED-1")
     @pytest.mark.parametrize("kind", KINDS)

@@ -1,5 +1,6 @@
-"""Interrupts: SIGINT at every step of move_from, the owning constructor, close() and interpreter
-exit, and forks while another thread is inside move_from (FBD-INTR-1, FBD-FORK-2).
+"""Interrupts: SIGINT, and SIGTERM with a handler that raises ``SystemExit``, at every step of
+move_from, the owning constructor, close() and interpreter exit, and forks while another thread is
+inside move_from (FBD-INTR-1, FBD-FORK-2).
 
 Steps are injected deterministically (conformance.harness.interrupts): before and after every OS
 call, or at every line the call runs, once or twice. The campaigns repeat that at random steps;
@@ -37,6 +38,7 @@ from conformance.harness.interrupts import (
     forget,
     interrupting,
     open_descriptors,
+    raised_by,
     scenario,
 )
 
@@ -48,6 +50,12 @@ needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="no /
 S = TypeVar("S")
 DATA = b"weights " * 512
 MODES: tuple[Mode, ...] = ("calls", "lines")
+SIGNALS = pytest.mark.parametrize(
+    "signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"]
+)
+"""The signals injected at each step: SIGINT (Python's handler raises KeyboardInterrupt) and
+SIGTERM with a handler that raises SystemExit (graceful-shutdown code): FBD-INTR-1 covers every
+Python handler that raises."""
 
 
 @dataclass
@@ -107,12 +115,12 @@ def _check_owner(impl: Implementation, case: Case, owner: object, moved: bool) -
 
 
 def _check_untouched(case: Case) -> None:
-    """After a KeyboardInterrupt: the source alone, at its path, with its bytes, and unowned."""
+    """After the handler's exception: the source alone, at its path, with its bytes, unowned."""
     gc.collect(1)  # an owner the caller never got (its traceback dropped) must not delete it now
     found = sorted(os.listdir(case.directory))
     assert found == ["weights.bin"], (
-        "the call raised KeyboardInterrupt, so it must have undone itself: expected the source "
-        f"weights.bin alone in the directory (no placeholder, nothing deleted); found {found}"
+        "the call raised the handler's exception, so it must have undone itself: expected the "
+        f"source weights.bin alone in the directory (no placeholder, nothing deleted); found {found}"
     )
     assert case.source.read_bytes() == DATA, "the source is back, but not with its bytes"
 
@@ -220,24 +228,25 @@ def _run_each(
     setup: Callable[[], S],
     call: Callable[[S], object],
     check: Callable[[S, object, BaseException | None], None],
+    signum: int = signal.SIGINT,
 ) -> int:
-    """Run ``call`` (``what``, for messages) once for each set of steps in ``chosen``, with SIGINT
-    at those steps, and check each outcome; a failure names the scenario."""
+    """Run ``call`` (``what``, for messages) once for each set of steps in ``chosen``, with
+    ``signum`` at those steps, and check each outcome; a failure names the scenario."""
     runs = 0
     for steps in chosen:
         state = setup()
         result: object = None
         error: BaseException | None = None
-        interrupter = Interrupter(steps)
+        interrupter = Interrupter(steps, signum)
         try:
-            with interrupting(steps, mode) as interrupter:
+            with interrupting(steps, mode, signum) as interrupter:
                 result = call(state)
-        except KeyboardInterrupt as exc:
+        except raised_by(signum) as exc:
             error = forget(exc)
         try:
             check(state, result, error)
         except AssertionError as exc:
-            ended = "raised KeyboardInterrupt" if error is not None else "completed"
+            ended = f"raised {type(error).__name__}" if error is not None else "completed"
             raise AssertionError(
                 f"{what}: {scenario(interrupter, mode)}; the call {ended}; then: {exc}"
             ) from exc
@@ -271,6 +280,37 @@ def interrupted(real):
 
 os.unlink, os.remove = interrupted(os.unlink), interrupted(os.remove)
 raise KeyboardInterrupt  # the first Ctrl-C: the interpreter exits, releasing the owned files
+""")
+
+
+_EXIT_UNDER_SIGTERM = child_script(r"""
+import signal
+
+def graceful(signum, frame):
+    sys.exit(143)  # graceful-shutdown code: a SIGTERM handler that raises SystemExit
+
+signal.signal(signal.SIGTERM, graceful)
+owners = []
+for i in range(20):
+    path = os.path.join(directory, f"owned{i}.bin")
+    with open(path, "wb") as f:
+        f.write(b"x" * 1000)
+    owners.append(impl.FileBackedData.move_from(path) if i % 2 else
+                  impl.FileBackedData(path, cleanup=True))
+print(len(os.listdir(directory)), flush=True)
+sent = []
+
+def terminated(real):
+    def call(*args, **kwargs):
+        handler = signal.getsignal(signal.SIGTERM)
+        if not sent and callable(handler):
+            sent.append(1)
+            handler(signal.SIGTERM, None)  # one SIGTERM, while the owned files are released
+        return real(*args, **kwargs)
+    return call
+
+os.unlink, os.remove = terminated(os.unlink), terminated(os.remove)
+# the script ends: the interpreter exits normally, releasing the owned files
 """)
 
 
@@ -389,16 +429,17 @@ class TestInterrupts:
     @OBSERVED_BY_CLOSING
     @MOVED
     @needs_proc
+    @SIGNALS
     @pytest.mark.parametrize("mode", MODES)
     def test_move_from_interrupted_at_each_step(
-        self, impl: Implementation, tmp_path: Path, mode: Mode
+        self, impl: Implementation, tmp_path: Path, mode: Mode, signum: int
     ) -> None:
         """Interrupted anywhere, once or in its clean-up again: moved and owned, or untouched."""
         with scrubbed(tmp_path):
             runs = iter(range(1 << 30))
             move = mover(impl)
             probe = _case(tmp_path, -1)
-            steps = count_steps(lambda: check_move(impl)(probe, move(probe), None), mode)
+            steps = count_steps(lambda: check_move(impl)(probe, move(probe), None), mode, signum)
             done = _run_each(
                 f"move_from(source), at each of its {steps} steps",
                 _every_step(steps, mode),
@@ -406,6 +447,7 @@ class TestInterrupts:
                 lambda: _case(tmp_path, next(runs)),
                 move,
                 check_move(impl),
+                signum,
             )
             assert done > steps
 
@@ -413,16 +455,17 @@ class TestInterrupts:
     @OBSERVED_BY_CLOSING
     @OWNING
     @needs_proc
+    @SIGNALS
     @pytest.mark.parametrize("mode", MODES)
     def test_owning_constructor_interrupted_at_each_step(
-        self, impl: Implementation, tmp_path: Path, mode: Mode
+        self, impl: Implementation, tmp_path: Path, mode: Mode, signum: int
     ) -> None:
         """FileBackedData(path, cleanup=True) never both raises and deletes the file later."""
         with scrubbed(tmp_path):
             runs = iter(range(1 << 30))
             own = owner(impl)
             probe = _case(tmp_path, -1)
-            steps = count_steps(lambda: check_owning(impl)(probe, own(probe), None), mode)
+            steps = count_steps(lambda: check_owning(impl)(probe, own(probe), None), mode, signum)
             done = _run_each(
                 f"FileBackedData(source, cleanup=True), at each of its {steps} steps",
                 _every_step(steps, mode),
@@ -430,21 +473,23 @@ class TestInterrupts:
                 lambda: _case(tmp_path, next(runs)),
                 own,
                 check_owning(impl),
+                signum,
             )
             assert done > steps
 
     @clause("FBD-INTR-1")
     @OBSERVED_BY_CLOSING
     @needs_proc
+    @SIGNALS
     @pytest.mark.parametrize("mode", MODES)
     def test_close_interrupted_at_each_step(
-        self, impl: Implementation, tmp_path: Path, mode: Mode
+        self, impl: Implementation, tmp_path: Path, mode: Mode, signum: int
     ) -> None:
         """An interrupted close() has released the file before the interrupt propagates."""
         with scrubbed(tmp_path):
             runs = iter(range(1 << 30))
             probe = _owned(impl, tmp_path, -1)
-            steps = count_steps(probe.blob.close, mode)
+            steps = count_steps(probe.blob.close, mode, signum)
             check_close(probe, None, None)
             done = _run_each(
                 f"close() of an owner made by move_from, at each of its {steps} steps",
@@ -453,6 +498,7 @@ class TestInterrupts:
                 lambda: _owned(impl, tmp_path, next(runs)),
                 close_it,
                 check_close,
+                signum,
             )
             assert done > steps
 
@@ -474,6 +520,19 @@ class TestInterrupts:
                 "second SIGINT came (its handler called) just before each os.unlink and os.remove; "
                 f"expected no file left, found {len(left)}: {left}"
             )
+
+    @clause("FBD-INTR-1", "FBD-CLOSE-5")
+    @MOVED
+    @OWNING
+    @requires("subprocess")
+    def test_sigterm_during_exit_leaves_nothing(self, impl: Implementation, tmp_path: Path) -> None:
+        """One SIGTERM whose handler raises SystemExit, while the owned files are released at
+        exit: every owned file is released all the same."""
+        with scrubbed(tmp_path):
+            run = run_child(impl, _EXIT_UNDER_SIGTERM, tmp_path, "exit")
+            assert run.lines == ["20"], run.stderr
+            left = sorted(os.listdir(tmp_path))
+            assert left == [], f"{len(left)} owned file(s) left after a SIGTERM at exit"
 
     @clause("FBD-FORK-2")
     @needs_fork

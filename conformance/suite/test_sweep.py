@@ -8,6 +8,7 @@ reference's sweep, cordspec's tool) is tested with cordspec's own tests, in test
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 from collections.abc import Iterator
@@ -190,3 +191,31 @@ class TestSweep:
         assert left == ([names[0], names[2]] if dry_run else []), (
             f"after {run} with one orphan vanishing, the directory holds {left}"
         )
+
+    @clause("FBD-SWEEP-5")
+    @pytest.mark.parametrize("refused", [0, 1, 2])
+    def test_an_orphan_it_may_not_remove_does_not_stop_the_sweep(
+        self, impl: Implementation, swept: Path, monkeypatch: pytest.MonkeyPatch, refused: int
+    ) -> None:
+        """Another user's orphan in a sticky directory: its unlink raises ``PermissionError``.
+
+        The refusal is injected on the one name (no second user is needed); the sweep must go on
+        and remove the orphans before and after it, and must not say it removed the refused one.
+        """
+        gone = dead_pid()
+        names = [f".executorch_{gone}_{c * 8}.data" for c in "abc"]
+        for name in names:
+            (swept / name).write_bytes(b"orphan")
+        foreign = names[refused]
+        real_unlink = os.unlink
+
+        def unlink(path: Any, *args: Any, **kwargs: Any) -> None:
+            if os.path.basename(os.fspath(path)) == foreign:
+                raise PermissionError(errno.EPERM, "Operation not permitted", os.fspath(path))
+            real_unlink(path, *args, **kwargs)
+
+        monkeypatch.setattr(os, "unlink", unlink)
+        monkeypatch.setattr(os, "remove", unlink)
+        removed = swept_paths(impl, swept)
+        assert removed == {swept / name for name in names if name != foreign}
+        assert sorted(p.name for p in swept.iterdir()) == [foreign]

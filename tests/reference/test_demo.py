@@ -89,3 +89,32 @@ def test_sweep_command_of_no_directory(capsys, tmp_path) -> None:
     assert demo.cli(["sweep", str(tmp_path / "absent")]) == 2
     err = capsys.readouterr().err
     assert err == f"python -m reference sweep: {tmp_path / 'absent'}: No such file or directory\n"
+
+
+def test_sweep_command_reports_an_orphan_it_may_not_remove(capsys, tmp_path, monkeypatch) -> None:
+    """FBD-SWEEP-5: the others are removed, the refused one is named, and the status is 1."""
+    from conformance.harness.child import dead_pid
+
+    gone = dead_pid()
+    foreign, own = (tmp_path / f".executorch_{gone}_{c * 8}.data" for c in "ab")
+    foreign.write_bytes(b"another user's")
+    own.write_bytes(b"mine")
+    real_unlink = os.unlink
+
+    def unlink(path, *args, **kwargs):
+        if path == foreign.name:
+            raise PermissionError(1, "Operation not permitted")
+        real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    assert demo.cli(["sweep", str(tmp_path)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == [
+        f"removed {own} (owner pid {gone} gone)",
+        f"could not remove {foreign} (owner pid {gone} gone): Operation not permitted",
+        "1 removed, 0 kept, 1 could not be removed",
+    ]
+    assert captured.err == (
+        f"python -m reference sweep: {tmp_path}: 1 orphan(s) could not be removed\n"
+    )
+    assert foreign.exists() and not own.exists()

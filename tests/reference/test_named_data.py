@@ -761,3 +761,19 @@ def test_externalize_empty_store_does_nothing() -> None:
 
 def test_module_constant() -> None:
     assert named_data.FINGERPRINT_PREFIX == 32
+
+
+@pytest.mark.parametrize("alignment", [1, 2])
+def test_a_closed_blob_readded_under_its_own_key_is_refused(make_file, alignment: int) -> None:
+    """FBD-CLOSED-1: the key already names this very object; it is refused all the same."""
+    path = make_file("a.bin", b"weights")
+    blob = FileBackedData(path)
+    store = NamedDataStore()
+    store.add_named_data("k", blob)
+    output = store.get_named_data_store_output()
+    blob.close()
+    with pytest.raises(ValueError, match=re.escape(repr(str(path)))):
+        store.add_named_data("k", blob, alignment)
+    with pytest.raises(ValueError, match="closed FileBackedData"):
+        store.merge_named_data_store(output)
+    assert store.pte_data == {"k": DataEntry(0, 1, None)}

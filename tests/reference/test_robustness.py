@@ -405,3 +405,31 @@ def test_a_sigint_ignored_stays_ignored_through_a_move(
         blob.close()
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def test_a_handler_put_back_before_the_others_undoes_the_step(monkeypatch) -> None:
+    """FBD-INTR-1 with two Python handlers: a SIGTERM that comes right after its handler is put
+    back, before SIGINT's is, undoes the completed step; every handler is put back all the same."""
+
+    def graceful(signum, frame):
+        raise SystemExit(143)
+
+    before = signal.signal(signal.SIGTERM, graceful)
+    sigint = signal.getsignal(signal.SIGINT)
+    real = deferral._set_handler
+
+    def put(signum, handler):
+        real(signum, handler)
+        if handler is graceful:
+            graceful(signum, None)  # the signal, at the check right after the C call
+
+    try:
+        monkeypatch.setattr(deferral, "_set_handler", put)
+        undone: list[str] = []
+        with pytest.raises(SystemExit):
+            deferral._atomically(lambda: "done", undone.append)
+        assert undone == ["done"]
+        assert signal.getsignal(signal.SIGTERM) is graceful
+        assert signal.getsignal(signal.SIGINT) is sigint
+    finally:
+        signal.signal(signal.SIGTERM, before)

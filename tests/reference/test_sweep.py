@@ -505,3 +505,45 @@ def test_report_lines_of_an_empty_sweep() -> None:
     assert sweep_module.report_lines(sweep_module.SweepResult([], [], False)) == [
         "0 removed, 0 kept"
     ]
+
+
+# --- an orphan the OS will not let the sweep remove (FBD-SWEEP-5)
+
+
+def refuse_unlink(monkeypatch: pytest.MonkeyPatch, refused: str, error: OSError) -> None:
+    """Make ``os.unlink`` of the name ``refused`` raise ``error``, as for another user's file."""
+    real_unlink = os.unlink
+
+    def unlink(path: str, *, dir_fd: int | None = None) -> None:
+        if os.path.basename(path) == refused:
+            raise error
+        real_unlink(path, dir_fd=dir_fd)
+
+    monkeypatch.setattr(os, "unlink", unlink)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        PermissionError(1, "Operation not permitted"),
+        OSError(30, "Read-only file system"),
+    ],
+    ids=["EPERM", "EROFS"],
+)
+def test_an_orphan_that_cannot_be_removed_is_reported_and_the_sweep_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, error: OSError
+) -> None:
+    gone = dead_pid()
+    names = [name_of(gone, random=c * 8) for c in "abc"]
+    for name in names:
+        (tmp_path / name).write_bytes(b"orphan")
+    refuse_unlink(monkeypatch, names[0], error)
+    result = sweep(tmp_path)
+    assert [p.name for p in result.removed] == names[1:]
+    assert [(f.found.name, f.reason) for f in result.failed] == [(names[0], error.strerror)]
+    assert tree(tmp_path) == {names[0]}
+    lines = sweep_module.report_lines(result)
+    assert lines[2] == (
+        f"could not remove {tmp_path / names[0]} (owner pid {gone} gone): {error.strerror}"
+    )
+    assert lines[-1] == "2 removed, 0 kept, 1 could not be removed"

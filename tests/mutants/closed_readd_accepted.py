@@ -1,0 +1,28 @@
+"""Breaks: FBD-CLOSED-1
+
+``add_named_data`` that takes a closed ``FileBackedData`` re-added under the key that already names
+that very object as the same blob, since identity settles equality without a read: the closed blob
+is accepted silently, not refused with the ``ValueError`` of a closed file (51fc397's behaviour).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reference
+
+from . import implementation
+
+
+class NamedDataStore(reference.NamedDataStore):
+    def add_named_data(self, key: str, data: Any, *args: Any, **kwargs: Any) -> None:
+        if isinstance(data, reference.FileBackedData) and data.closed:
+            out = self.get_named_data_store_output()
+            maps = [out.pte_data, *out.external_data.values()]
+            entry = next((m[key] for m in maps if isinstance(key, str) and key in m), None)
+            if entry is not None and out.buffers[entry.buffer_index] is data:
+                return
+        super().add_named_data(key, data, *args, **kwargs)
+
+
+IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
