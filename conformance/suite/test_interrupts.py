@@ -120,7 +120,8 @@ def _check_untouched(case: Case) -> None:
     found = sorted(os.listdir(case.directory))
     assert found == ["weights.bin"], (
         "the call raised the handler's exception, so it must have undone itself: expected the "
-        f"source weights.bin alone in the directory (no placeholder, nothing deleted); found {found}"
+        "source weights.bin alone in the directory (no placeholder, nothing deleted); "
+        f"found {found}"
     )
     assert case.source.read_bytes() == DATA, "the source is back, but not with its bytes"
 
