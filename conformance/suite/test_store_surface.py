@@ -11,6 +11,7 @@ import pytest
 from conformance.api import Implementation
 
 clause = pytest.mark.clause
+relies_on = pytest.mark.relies_on
 
 
 def _places(impl: Implementation, store: Any) -> dict[str, int]:
@@ -46,6 +47,7 @@ class TestKeyToBufferIdx:
         assert mapping.get("absent") is None
 
     @clause("NDS-SURFACE-1")
+    @relies_on("NDS-MERGE-1")  # the merge replays "m", an external entry
     def test_it_follows_adds_merges_and_externalizing(self, impl: Implementation) -> None:
         store: Any = impl.NamedDataStore()
         assert "k" not in store.key_to_buffer_idx
