@@ -5,8 +5,8 @@ The suite's FBD-IDENT-2 test (``conformance/suite/test_steering.py``) states the
 implementation with a few hundred blobs; this is the reference's own scale check. It runs 10,000
 blobs of 64 bytes under ``RLIMIT_NOFILE`` 1,000 (10 to 20 s here), a tenth of the done-when's
 100,000, to stay within a meta run's time: most of it is the filesystem creating and removing
-files in one directory (100,000 took 2.5 to 4 minutes in ext4's ``/tmp`` on this loaded machine, 30 s
-in tmpfs). ``CORDSPEC_MANY_BLOBS=100000`` runs the full count, under a limit of 10,000.
+files in one directory (100,000 took 2.5 to 4 minutes in ext4's ``/tmp`` on this loaded machine,
+30 s in tmpfs). ``CORDSPEC_MANY_BLOBS=100000`` runs the full count, under a limit of 10,000.
 """
 
 from __future__ import annotations
