@@ -77,7 +77,7 @@ class _VerifiedReader:
 
     ``remaining`` counts what is still to be read; each way of reading takes it from there, so a
     copy can start in the kernel and end in Python. ``stream`` ends every read: it checks that the
-    file ends where its recorded size says.
+    file ends where its recorded size says, and that nothing wrote it while it was read.
     """
 
     def __init__(self, location: Location, identity: Identity, size: int) -> None:
@@ -87,6 +87,7 @@ class _VerifiedReader:
         with location.opened_directory() as directory:  # FBD-READ-4: no link, no FIFO, no wait
             fd, st = location.open_in(directory, identity)
         self._file = open(fd, "rb", buffering=0)  # noqa: SIM115  # closed by close()/__exit__
+        self._opened = self._stamp(st)
         try:
             self._check_size(st.st_size)
             if identity_of(st) != identity:  # FBD-IDENT-1: the same inode number, another file
@@ -122,8 +123,28 @@ class _VerifiedReader:
             self._changed(self._size - self.remaining)
         self.remaining -= n
 
+    @staticmethod
+    def _stamp(st: os.stat_result) -> tuple[int, ...]:
+        """What a write, a truncate or a ``utime`` of the file changes: its size, ``st_mtime_ns``,
+        and ``st_ctime_ns``, which the kernel sets to now on each of them and no call can set
+        back (FBD-CHANGE-1)."""
+        return st.st_size, st.st_mtime_ns, st.st_ctime_ns
+
+    def check_unchanged(self) -> None:
+        """Raise FileChangedError unless the open file has its size and stamps of when it was
+        opened: FBD-CHANGE-1's check of a change while it was read, a rewrite in place that kept
+        the size too. One ``fstat``."""
+        st = os.fstat(self._file.fileno())
+        self._check_size(st.st_size)
+        if self._stamp(st) != self._opened:
+            raise FileChangedError(
+                errno.ESTALE, "the file was modified while it was read", self._path
+            )
+
     def read(self, size: int) -> bytes:
-        return self._file.read(size) or b""  # FBD-READ-1: unbuffered, reads ``size`` at most
+        data = self._file.read(size) or b""  # FBD-READ-1: unbuffered, reads ``size`` at most
+        self.check_unchanged()
+        return data
 
     def stream(self, sink: Callable[[memoryview], object]) -> None:
         """Pass what remains to ``sink`` in chunks of at most ``CHUNK_SIZE``, read into one
@@ -133,8 +154,7 @@ class _VerifiedReader:
             n = self._file.readinto(buffer[: min(self.remaining, len(buffer))]) or 0
             self._took(n)
             sink(buffer[:n])
-        if self._file.read(1):
-            self._changed(os.fstat(self._file.fileno()).st_size)
+        self.check_unchanged()  # grown, or written in place, while it was read (FBD-CHANGE-1)
 
     def send_sparse(self, fd: int) -> None:
         """Copy what remains to ``fd`` leaving the file's holes (SEEK_DATA/SEEK_HOLE) unwritten

@@ -16,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from conformance.api import FileBackedData, Implementation
+from conformance.api import Cord, FileBackedData, Implementation
 from conformance.harness.checks import check
 from conformance.harness.child import child_script, run_child
 from conformance.harness.helpers import Blobs, snapshot, sparse, state, zeros_digest
+from conformance.harness.in_place import after_first_read, aged, rewrite_in_place
 from conformance.harness.measure import (
     BIG,
     MEMORY_BOUND,
@@ -600,6 +601,26 @@ class _ChangingSink:
         return len(data)
 
 
+class _RewritingSink:
+    """A sink that hashes what it is given and runs ``action`` once, at the first write made when
+    at least ``after`` bytes were written before it."""
+
+    def __init__(self, action: Callable[[], object], after: int) -> None:
+        self.digest = hashlib.sha256()
+        self.received = 0
+        self.ran = False
+        self._action = action
+        self._after = after
+
+    def write(self, data: bytes | memoryview) -> int:
+        if not self.ran and self.received >= self._after:
+            self.ran = True
+            self._action()
+        self.received += len(data)
+        self.digest.update(data)
+        return len(data)
+
+
 class _BytesPath:
     """An ``os.PathLike`` whose ``__fspath__`` gives ``bytes``: not an ``os.PathLike[str]``."""
 
@@ -683,6 +704,76 @@ class TestChangeWhileStreaming:
 
         peak = peak_memory(write)
         assert peak < MEMORY_BOUND, f"writing a file that grew by 64 MiB held {peak} bytes"
+
+    REWRITTEN_SIZE = 20 * MiB
+    """More than two chunks of any implementation within MEMORY_BOUND (ExecuTorch's are 8 MiB)."""
+
+    @clause("FBD-CHANGE-1")
+    @pytest.mark.parametrize(
+        "op",
+        [
+            pytest.param("write_to_file", marks=pytest.mark.relies_on("FBD-WRITE-1")),
+            pytest.param("Cord.write_to_file", marks=pytest.mark.relies_on("CORD-WRITE-1")),
+            pytest.param("sha256", marks=pytest.mark.relies_on("FBD-HASH-1")),
+            pytest.param("to_bytes", marks=pytest.mark.relies_on("FBD-READ-2")),
+            pytest.param("prefix", marks=pytest.mark.relies_on("FBD-READ-1")),
+        ],
+    )
+    @pytest.mark.parametrize("mtime", ["moved", "set back"])
+    def test_a_rewrite_to_the_same_size_gives_the_contents_or_raises(
+        self, impl: Implementation, blobs: Blobs, op: str, mtime: str
+    ) -> None:
+        """A file truncated and regrown to its recorded size after its first chunk was read (by a
+        sink's first write of it, or when the first read call returns) is not read on as if
+        unchanged: the call raises an OSError naming the path, or gives the contents as they were
+        (a read that had them all by then). The file's time is set far back before it is wrapped,
+        so that the rewrite moves ``st_mtime_ns`` on any filesystem; with ``set back``, the writer
+        restores it with ``utime`` and only ``st_ctime_ns`` tells."""
+        data = b"\xa5" * self.REWRITTEN_SIZE
+        path = blobs.file(data)
+        aged(path)
+        blob = blobs.wrap(path)
+        head = b"head"
+
+        def rewrite() -> None:
+            rewrite_in_place(path, reset_mtime=mtime == "set back")
+
+        result: bytes | Exception
+        if op in ("write_to_file", "Cord.write_to_file"):
+            writer: FileBackedData | Cord = blob
+            expected = hashlib.sha256(data).digest()
+            if op == "Cord.write_to_file":
+                writer = impl.Cord(head)
+                writer.append(blob)
+                expected = hashlib.sha256(head + data).digest()
+            sink = _RewritingSink(rewrite, after=len(head) if op == "Cord.write_to_file" else 0)
+
+            def write() -> bytes:
+                writer.write_to_file(sink)
+                return sink.digest.digest()
+
+            result = outcome(write)
+            ran = sink.ran
+        else:
+            calls: dict[str, Callable[[], bytes]] = {
+                "sha256": blob.sha256,
+                "to_bytes": blob.to_bytes,
+                "prefix": lambda: blob.prefix(self.REWRITTEN_SIZE),
+            }
+            with after_first_read(rewrite) as hooked:
+                result = outcome(calls[op])
+            ran = hooked()
+            expected = hashlib.sha256(data).digest() if op == "sha256" else data
+        if not ran:
+            pytest.skip(f"{op} read the file by no call a Python hook sees: nothing was injected")
+        if isinstance(result, Exception):
+            assert isinstance(result, OSError), f"{op} raised {result!r}, not an OSError"
+            assert str(path) in str(result), f"{op}'s error does not name {path}: {result}"
+        else:
+            assert result == expected, (
+                f"{op} of a file truncated and regrown to its size while it was read (its "
+                f"st_mtime_ns {mtime}) gave a wrong output and no error"
+            )
 
 
 @pytest.mark.requires("file-backed")

@@ -22,6 +22,7 @@ import pytest
 
 import reference.file_backed as file_backed
 import reference.ownership as ownership
+from conformance.harness.in_place import after_first_read, aged, rewrite_in_place
 from conformance.harness.sinks import ShortWriter
 from reference import FileBackedData, FileChangedError
 from reference.file_backed import CHUNK_SIZE
@@ -420,6 +421,34 @@ def test_growth_during_streaming_is_caught(make_file) -> None:
         blob.write_to_file(sink)
     assert f"recorded {size} bytes, now {size + 4}" in str(caught.value)
     assert sink.received == size
+
+
+@pytest.mark.parametrize("reset_mtime", [False, True])
+def test_rewrite_in_place_during_streaming_is_caught(make_file, reset_mtime: bool) -> None:
+    """FBD-CHANGE-1: truncated and regrown to its size after the first chunk, the file's stamps
+    (st_mtime_ns, or st_ctime_ns alone when the writer set the mtime back) show it."""
+    path = make_file("a.bin", b"\xa5" * (3 * CHUNK_SIZE))
+    aged(path)
+    sink = _MutatingSink(lambda: rewrite_in_place(path, reset_mtime))
+    with FileBackedData(path) as blob, pytest.raises(FileChangedError) as caught:
+        blob.write_to_file(sink)
+    assert caught.value.filename == str(path)
+    assert "the file was modified while it was read" in str(caught.value)
+    assert sink.received == 3 * CHUNK_SIZE
+
+
+@pytest.mark.parametrize("reset_mtime", [False, True])
+def test_rewrite_in_place_during_prefix_is_caught(make_file, reset_mtime: bool) -> None:
+    """FBD-CHANGE-1: prefix checks the file's stamps after its one read."""
+    path = make_file("a.bin", DATA)
+    aged(path)
+    with FileBackedData(path) as blob:
+        with (
+            after_first_read(lambda: rewrite_in_place(path, reset_mtime)) as ran,
+            pytest.raises(FileChangedError, match="modified while it was read"),
+        ):
+            blob.prefix(len(DATA))
+        assert ran()
 
 
 def test_empty_file_that_grew_is_caught(make_file) -> None:
