@@ -142,9 +142,14 @@ class _VerifiedReader:
             )
 
     def read(self, size: int) -> bytes:
-        data = self._file.read(size) or b""  # FBD-READ-1: unbuffered, reads ``size`` at most
+        """Up to ``size`` bytes, fewer only at the end of the file: FBD-READ-1, unbuffered. One
+        read call returns at most 2 GiB on Linux, so a larger ``size`` takes several."""
+        parts: list[bytes] = []
+        while size > 0 and (data := self._file.read(size)):
+            parts.append(data)
+            size -= len(data)
         self.check_unchanged()
-        return data
+        return b"".join(parts)  # one part: that very object, no copy
 
     def stream(self, sink: Callable[[memoryview], object]) -> None:
         """Pass what remains to ``sink`` in chunks of at most ``CHUNK_SIZE``, read into one

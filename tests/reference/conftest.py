@@ -57,6 +57,7 @@ class ReadSpy:
         self.opened: list[str] = []
         self.bytes_read = 0
         self.requests: list[int] = []  # the size of every read asked for
+        self.cap: int | None = None  # at most this many bytes per call, as the OS may return
 
     def open(self, file: int, mode: str = "r", buffering: int = -1) -> io.FileIO:
         """``file``: a descriptor the reader opened through the file's directory."""
@@ -77,7 +78,8 @@ class _CountingFileIO(io.FileIO):
 
     def read(self, size: int = -1, /) -> bytes:
         self._spy.requests.append(size)
-        data = super().read(size)
+        cap = self._spy.cap
+        data = super().read(size if cap is None or size < 0 else min(size, cap))
         self._spy.bytes_read += len(data or b"")
         return data
 

@@ -200,6 +200,15 @@ def test_prefix_reads_no_more_than_asked(make_file, read_spy) -> None:
     assert read_spy.bytes_read == 32
 
 
+def test_prefix_is_whole_when_the_os_returns_less_per_call(make_file, read_spy) -> None:
+    """Linux returns at most 2 GiB per read: a larger prefix takes several calls (FBD-READ-1)."""
+    read_spy.cap = 7
+    with FileBackedData(make_file("a.bin", DATA * 3)) as blob:
+        assert blob.prefix(len(DATA) * 2) == (DATA * 3)[: len(DATA) * 2]
+        assert blob.prefix(len(DATA) * 5) == DATA * 3
+    assert read_spy.bytes_read == len(DATA) * 5
+
+
 @pytest.mark.parametrize(
     "size", [0, 1, CHUNK_SIZE - 1, CHUNK_SIZE, CHUNK_SIZE + 1, 2 * CHUNK_SIZE + 12345]
 )
