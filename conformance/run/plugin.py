@@ -22,6 +22,7 @@ from ..adapters import load_implementation, selected_target
 from ..api import Capability, Implementation, ImplementationError
 from ..harness import interrupts
 from ..harness.checks import failed_clauses
+from ..harness.gc_freeze import FrozenHeap
 from ..harness.helpers import Blobs, left_behind, placeholders
 from .deviations import (
     Deviation,
@@ -90,6 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) reports
         config.pluginmanager.register(_Reporter(config), _REPORTER_NAME)
     config.pluginmanager.register(_InterruptGuard(), "cordspec-interrupt-guard")
+    config.pluginmanager.register(FrozenHeap(config), "cordspec-frozen-heap")
 
 
 class _InterruptGuard:
