@@ -12,15 +12,19 @@ from pathlib import Path
 
 import pytest
 
+from conformance.run.cli import WORKERS_VARIABLE
+
 REPO = Path(__file__).resolve().parents[1]
 
 
 def subprocess_env(**extra: str) -> dict[str, str]:
     """The environment for a child ``cordspec``/pytest: no PYTEST_* settings of the run that
-    starts it, no CORDSPEC_IMPL, and this repository importable (for ``tests.impls``)."""
+    starts it, no CORDSPEC_IMPL, one worker for a ``cordspec run`` that does not choose (this
+    run's own workers take the cores), and this repository importable (for ``tests.impls``)."""
     env = {
         k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k != "CORDSPEC_IMPL"
     }
+    env[WORKERS_VARIABLE] = "1"
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
     env.update(extra)
     return env

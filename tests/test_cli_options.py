@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import re
 
 import pytest
@@ -66,7 +67,23 @@ def test_the_suite_runs_in_a_worker_unless_told_otherwise(
     extra: list[str], expected: list[str]
 ) -> None:
     """A worker's crash fails one test; the run goes on to its verdict."""
-    assert isolated(extra) == expected
+    assert isolated(extra, workers=1) == expected
+
+
+def test_the_default_is_a_worker_per_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As many workers as the cores this process may use, at most MAX_WORKERS; each still
+    isolated, with the run's worker restarts."""
+    monkeypatch.delenv(cli.WORKERS_VARIABLE, raising=False)
+    for cores, expected in ((1, 1), (2, 2), (3, 3), (64, cli.MAX_WORKERS)):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda _pid, n=cores: set(range(n)), False)
+        assert cli.default_workers() == expected
+        assert isolated(["-k", "merge"]) == [
+            "-n", str(expected), "--max-worker-restart", "50", "-k", "merge",
+        ]  # fmt: skip
+    monkeypatch.delattr(os, "sched_getaffinity", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: None)
+    assert cli.default_workers() == 1
+    assert isolated(["-n", "3"]) == ["-n", "3"]
 
 
 def test_the_timeout_reaches_pytest() -> None:
@@ -101,3 +118,15 @@ def test_the_console_leaves_out_the_sections_the_report_explains() -> None:
     assert "..F.  [100%]\n" in shown and "CORD-WRITE-1 failed\n" in shown
     assert shown.endswith("==== 1 failed, 3 passed ====\n")
     assert tee.hidden == ["FAILURES", "short test summary info"]
+
+
+def test_the_workers_variable_chooses_the_default(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(cli.WORKERS_VARIABLE, "3")
+    assert isolated([]) == ["-n", "3", "--max-worker-restart", "50"]
+    assert isolated(["-n", "0"]) == ["-n", "0"]  # -n wins
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv(cli.WORKERS_VARIABLE, bad)
+        assert main(["run", "--", "-k", "merge"]) == Exit.USAGE
+        assert f"CORDSPEC_WORKERS={bad!r}" in capsys.readouterr().err

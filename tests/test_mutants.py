@@ -3,7 +3,8 @@
 ``MAX_OTHERS`` other clauses for it, and pass the reference.
 
 Each mutant runs in a child ``python -m conformance run --profile strict`` over the whole suite (as
-a user would run it), with a user's default Hypothesis settings made deterministic
+a user would run it, in one worker: ``subprocess_env`` sets ``CORDSPEC_WORKERS=1``, as this run
+already runs a child per core), with a user's default Hypothesis settings made deterministic
 (``dev-no-shrink`` and a fixed ``--hypothesis-seed``). The reference and ``_control`` (the mutants'
 shared scaffolding, unbroken) must pass. These runs carry the ``meta`` marker (``tox -e meta``,
 ``pytest -m meta -n 2``): parametrized, so xdist runs two at a time. ``docs/mutation.md`` lists

@@ -37,7 +37,16 @@ from .options import add_run_options
 from .report import check_report_path, clause_columns, first_sentence, fit
 from .spec import PROFILES, Clause, SpecError, load_spec
 
-__all__ = ["EXIT_HELP", "Exit", "exit_status", "isolated", "main", "pytest_args"]
+__all__ = [
+    "EXIT_HELP",
+    "WORKERS_VARIABLE",
+    "Exit",
+    "default_workers",
+    "exit_status",
+    "isolated",
+    "main",
+    "pytest_args",
+]
 
 INI = Path(__file__).parents[1] / "cordspec.ini"
 SUITE = Path(suite.__file__).parent
@@ -334,13 +343,40 @@ _IN_PROCESS_FLAGS = ("--pdb", "--trace", "--collect-only", "--co", "--setup-plan
 """pytest options that need the tests in this process (a debugger, or no tests run at all)."""
 MAX_WORKER_RESTARTS = 50
 """How many crashed workers a run replaces before it stops (and judges the rest untested)."""
+MAX_WORKERS = 4
+"""The most workers a run starts by itself: each imports pytest, the suite and the implementation
+(torch, for ExecuTorch: seconds each) before its first test, which more cores do not repay."""
 
 
-def isolated(extra: Sequence[str]) -> list[str]:
-    """``extra`` (the pytest arguments after ``--``), with the suite run in a pytest-xdist worker
-    (``-n 1``) unless they choose the workers (``-n``, ``-p no:xdist``) or need this process:
-    an implementation that kills its interpreter (``os._exit``, a crash in an extension) then
-    kills a worker, whose test fails as crashed, and the run goes on to its verdict."""
+WORKERS_VARIABLE = "CORDSPEC_WORKERS"
+"""The environment variable that sets how many workers a run starts when ``-n`` is not given (a
+test run that starts ``cordspec run`` children while its own workers take the cores sets 1)."""
+
+
+def default_workers() -> int:
+    """The workers a run starts when the user does not choose: ``$CORDSPEC_WORKERS``, else one per
+    core this process may run on (its CPU affinity, as a container or ``taskset`` limits it), at
+    most :data:`MAX_WORKERS`."""
+    chosen = os.environ.get(WORKERS_VARIABLE, "").strip()
+    if chosen:
+        if not chosen.isdecimal() or int(chosen) < 1:
+            raise _Failure(
+                f"{WORKERS_VARIABLE}={chosen!r}: expected a number of workers, 1 or more"
+            )
+        return int(chosen)
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # no sched_getaffinity (macOS, Windows)
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, MAX_WORKERS))
+
+
+def isolated(extra: Sequence[str], workers: int | None = None) -> list[str]:
+    """``extra`` (the pytest arguments after ``--``), with the suite run in pytest-xdist workers
+    (``-n`` ``workers``, default :func:`default_workers`) unless they choose the workers (``-n``,
+    ``-p no:xdist``) or need this process: an implementation that kills its interpreter
+    (``os._exit``, a crash in an extension) then kills a worker, whose test fails as crashed, and
+    the run goes on to its verdict."""
     chosen = any(
         a.partition("=")[0] in (*_XDIST_FLAGS, *_IN_PROCESS_FLAGS)
         or re.fullmatch(r"-n\S+", a)
@@ -351,7 +387,8 @@ def isolated(extra: Sequence[str]) -> list[str]:
         return list(extra)
     restarts = any(a.partition("=")[0] == "--max-worker-restart" for a in extra)
     more = [] if restarts else ["--max-worker-restart", str(MAX_WORKER_RESTARTS)]
-    return ["-n", "1", *more, *extra]
+    count = default_workers() if workers is None else workers
+    return ["-n", str(count), *more, *extra]
 
 
 def seeded(extra: Sequence[str]) -> list[str]:

@@ -22,6 +22,7 @@ from ..adapters import load_implementation, selected_target
 from ..api import Capability, Implementation, ImplementationError
 from ..harness import interrupts
 from ..harness.checks import failed_clauses
+from ..harness.gc_freeze import FrozenHeap
 from ..harness.helpers import Blobs, left_behind, placeholders
 from .deviations import (
     Deviation,
@@ -90,6 +91,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) reports
         config.pluginmanager.register(_Reporter(config), _REPORTER_NAME)
     config.pluginmanager.register(_InterruptGuard(), "cordspec-interrupt-guard")
+    config.pluginmanager.register(FrozenHeap(config), "cordspec-frozen-heap")
 
 
 class _InterruptGuard:
@@ -156,8 +158,11 @@ def _check_targets(config: pytest.Config, names: list[tuple[str, str]]) -> None:
     """Stop the run with a usage error when a deviation matches nothing: no clause, no test
     function, or no case among the collected ones (``names``: each item's function and node
     name)."""
+    deviations = _deviations(config)
+    if not deviations:  # nothing to match: the suite's source need not be parsed
+        return
     tests = suite_test_names(_SUITE) | {function for function, _ in names}
-    problems = unmatched(_deviations(config), _spec(config).clauses, tests, (n for _, n in names))
+    problems = unmatched(deviations, _spec(config).clauses, tests, (n for _, n in names))
     if problems:
         raise pytest.UsageError("deviations that match nothing:\n" + "\n".join(problems))
 

@@ -6,7 +6,6 @@ blob once the caller has let go of everything."""
 
 from __future__ import annotations
 
-import gc
 import os
 import uuid
 from collections.abc import Iterable
@@ -16,6 +15,7 @@ from typing import cast
 import pytest
 
 from conformance.api import FileBackedData, Implementation, LowMemoryWeights
+from conformance.harness.gc_freeze import all_objects
 
 clause = pytest.mark.clause
 requires = pytest.mark.requires
@@ -41,9 +41,8 @@ def _marked(tmp_path: Path) -> tuple[str, str]:
 def _holders(marker: str) -> list[str]:
     """The types of the containers (dict, list, tuple, set) still holding a string naming
     ``marker``, once everything the test dropped is collected."""
-    gc.collect()
     found: list[str] = []
-    for container in gc.get_objects():
+    for container in all_objects():
         items: Iterable[object]
         if isinstance(container, dict):
             items = [*container.keys(), *container.values()]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import os
 import re
@@ -18,6 +17,7 @@ from conformance.api import (
     Implementation,
     Lowering,
 )
+from conformance.harness.gc_freeze import all_objects
 from conformance.harness.helpers import Blobs, content
 from conformance.harness.measure import MiB, bytes_read, peak_memory
 
@@ -588,8 +588,7 @@ class TestLowMemory:
         data, _ = _hook(impl.low_memory).load(blob_path)
         cast(FileBackedData, data).close()
         del data, blob_path
-        gc.collect()
-        holders = [type(o).__name__ for o in gc.get_objects() if _names(o, marker)]
+        holders = [type(o).__name__ for o in all_objects() if _names(o, marker)]
         assert holders == [], f"after the load, containers still name the blob: {holders}"
 
 
