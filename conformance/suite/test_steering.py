@@ -15,7 +15,6 @@ import gc
 import io
 import os
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ import pytest
 from conformance.api import FileBackedData, Implementation
 from conformance.harness.child import child_script, run_child
 from conformance.harness.helpers import Blobs
+from conformance.harness.threads import in_thread
 
 clause = pytest.mark.clause
 requires = pytest.mark.requires
@@ -151,22 +151,6 @@ class TestReleaseThroughTheDirectory:
         victim.unlink()  # the test's own, named like the placeholder
 
 
-def _in_thread(call: Callable[[], object]) -> tuple[bool, list[BaseException]]:
-    """Run ``call`` in a daemon thread for at most ``PROMPT`` seconds: (ended, what it raised)."""
-    raised: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            call()
-        except BaseException as exc:  # reported to the test
-            raised.append(exc)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    thread.join(PROMPT)
-    return not thread.is_alive(), raised
-
-
 def _unblock(fifo: Path) -> None:
     """Give a reader waiting on ``fifo`` a writer that closes at once: it reads an end of file."""
     with contextlib.suppress(OSError):
@@ -187,7 +171,10 @@ class TestReadsNeverWait:
     """FBD-READ-4: a read opens nothing but the blob's regular file, and never waits to open."""
 
     def _check(self, blob: FileBackedData, read: str, fifo: Path) -> None:
-        ended, raised = _in_thread(lambda: _READS[read](blob))
+        raised: list[BaseException] = []
+        reader = in_thread(lambda: _READS[read](blob), raised)
+        reader.join(PROMPT)
+        ended = not reader.is_alive()
         if not ended:
             _unblock(fifo)
         assert ended, f"{read}() waited on a FIFO put in the file's place"
