@@ -120,7 +120,8 @@ def _statuses(report: dict[str, object]) -> dict[str, str]:
 
 def test_an_inheriting_backend_is_judged_as_its_bases_and_said_so(tmp_path: Path) -> None:
     proc, report = _run("--backend", "tests.impls.backends:Inheriting", tmp_path=tmp_path)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.returncode == 0, proc.stdout + proc.stderr  # narrowed by its definition alone
+    assert report["partial"] == f"-k {backend_run.SELECTION!r}", report["partial"]
     out = proc.stdout
     assert "backend Inheriting (tests.impls.backends" in out
     assert "HOOK-MAT-1   passed" in out
@@ -155,6 +156,24 @@ def test_selection_leaves_out_exactly_the_lowering_tests() -> None:
     for name in backend_run.LOWERING_TESTS:
         assert f"not {name}" in backend_run.SELECTION
     assert backend_run.SELECTION.startswith("test_hooks and ")
+
+
+def test_a_backend_run_is_partial_only_where_its_report_says_the_user_narrowed_it() -> None:
+    own = f"-k {backend_run.SELECTION!r}"
+    status = backend_run._as_backend_status
+    assert status(4, {"partial": own}) == 0, "narrowed to the hook tests by definition"
+    assert status(4, {"partial": f"{own} --clause HOOK-MAT-1"}) == 4
+    assert status(4, {"partial": f"{own} -m 'not slow'"}) == 4
+    assert status(4, {"partial": "-k 'test_hooks and copy'"}) == 4, "the user's -k replaced it"
+    assert status(4, None) == 4, "no report: nothing says the run was whole"
+    assert [status(s, {"partial": own}) for s in (0, 1, 2, 3)] == [0, 1, 2, 3]
+
+
+def test_a_backend_run_narrowed_by_the_user_is_a_partial_run(tmp_path: Path) -> None:
+    args = ("--backend", "tests.impls.backends:Inheriting", "--clause", "HOOK-MAT-1")
+    proc, report = _run(*args, tmp_path=tmp_path)
+    assert "--clause HOOK-MAT-1" in str(report["partial"]), report["partial"]
+    assert proc.returncode == 4, proc.stdout + proc.stderr
 
 
 def test_a_blob_padded_as_aotinductor_pads_it_is_not_accused(tmp_path: Path) -> None:

@@ -94,12 +94,14 @@ def run_backends(args: argparse.Namespace, extra: list[str], run_once: RunOnce, 
             if one.deviations is None and spec.startswith("executorch."):
                 here = Path(__file__).parent / "executorch.deviations"
                 one.deviations = str(here)
-            status = _as_backend_status(run_once(one, ["-k", SELECTION, *extra]), args, extra)
+            status = run_once(one, ["-k", SELECTION, *extra])
+            report = None
             if os.path.exists(json_report):
                 with open(json_report, encoding="utf-8") as f:
                     report = json.load(f)
                 print("\n".join(attribution(spec, one.impl, report)))
                 sys.stdout.flush()
+            status = _as_backend_status(status, report)
         worst = max(worst, status, key=_SEVERITY.index)
     return worst
 
@@ -107,15 +109,16 @@ def run_backends(args: argparse.Namespace, extra: list[str], run_once: RunOnce, 
 _SEVERITY = (0, 4, 1, 2, 3)
 """``cordspec run``'s statuses from best to worst: conforms, partial run that conformed, does not
 conform, usage or load error, interrupted; several backends' run ends with the worst."""
-_NARROWING = ("-k", "-m", "--deselect")
+_OWN_RESTRICTION = f"-k {SELECTION!r}"
+"""What a backend run's report says narrowed it when the user narrowed it no further (its
+``partial``, as the plugin writes it)."""
 
 
-def _as_backend_status(status: int, args: argparse.Namespace, extra: Sequence[str]) -> int:
+def _as_backend_status(status: int, report: dict[str, Any] | None) -> int:
     """A backend run is narrowed to the hook tests by its definition, not by the user: it is a
-    partial run (status 4) only when the user narrowed it further (``--clause``, ``-k``, ...)."""
-    narrowed = bool(getattr(args, "clause", None)) or any(
-        a in _NARROWING or a.startswith(("-k", "--deselect=")) for a in extra
-    )
+    partial run (status 4) only when its report says it was narrowed by more than that (the user's
+    ``--clause``, ``-k``, ``-m``, ``--deselect``); a run with no report keeps its status."""
+    narrowed = report is None or report.get("partial", "") not in ("", _OWN_RESTRICTION)
     return 0 if status == 4 and not narrowed else status
 
 

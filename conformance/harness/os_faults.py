@@ -11,9 +11,16 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
-__all__ = ["ABSORBABLE", "OS_CALLS", "Call", "Fault", "calls_of", "injected"]
+from .checks import check
+
+__all__ = [
+    "ABSORBABLE", "OS_CALLS", "Call", "Fault", "Faulted", "calls_of", "each_fault", "injected",
+]  # fmt: skip
+
+S = TypeVar("S")
+T = TypeVar("T")
 
 OS_CALLS = (
     "open", "close", "read", "readv", "readinto", "pread", "write", "writev", "pwrite",
@@ -137,3 +144,57 @@ def _undo_open(
     flags = args[1] if len(args) > 1 else kwargs.get("flags", 0)
     if flags & os.O_CREAT and flags & os.O_EXCL:
         unlink(args[0], dir_fd=kwargs.get("dir_fd"))
+
+
+@dataclass(frozen=True)
+class Faulted(Generic[S, T]):
+    """One run of an operation with one of its calls faulted: what it ran on (``subject``), and
+    what it returned (``error`` None) or the injected error it raised."""
+
+    fault: Fault
+    subject: S
+    result: T | None = None
+    error: Exception | None = None
+
+    @property
+    def returned(self) -> T:
+        """What the operation returned; only for a run that raised nothing."""
+        assert self.error is None, self.error
+        return cast(T, self.result)
+
+
+def each_fault(
+    calls: int,
+    after: bool,
+    prepare: Callable[[int], S],
+    run: Callable[[S], T],
+    clause_id: str,
+) -> Iterator[Faulted[S, T]]:
+    """For each of the ``calls`` calls an operation makes, in turn: ``prepare(index)`` unfaulted,
+    then ``run`` on what it made with that call faulted (``after`` it took effect, or before it).
+    An error raised is checked to be the one injected, and a run that returned although its fault
+    fired to have absorbed only what it may (:data:`ABSORBABLE`), each against ``clause_id``; an
+    error raised when no fault fired is the operation's own, and propagates."""
+    for index in range(calls):
+        subject = prepare(index)
+        fault = Fault(index, after)
+        try:
+            with injected(fault):
+                result = run(subject)
+        except Exception as exc:
+            if fault.fired is None:
+                raise
+            check(
+                isinstance(exc, OSError) and exc.errno == FAULT,
+                f"the EIO injected {fault.timing} {fault.fired} came out as {exc!r}",
+                clause_id,
+            )
+            yield Faulted(fault, subject, error=exc)
+        else:
+            if fault.fired is not None:
+                check(
+                    fault.fired.name in ABSORBABLE,
+                    f"the error injected {fault.timing} {fault.fired} was swallowed",
+                    clause_id,
+                )
+            yield Faulted(fault, subject, result)

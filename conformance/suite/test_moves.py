@@ -35,6 +35,9 @@ clause = pytest.mark.clause
 RENAMES = pytest.mark.relies_on("FBD-MOVE-1", "FBD-MOVE-6")
 """For a test that makes ``move_from`` fail (or race) in its rename: a move that copies instead
 (FBD-MOVE-1: no copy; FBD-MOVE-6: the same inode) never meets the fault."""
+RENAME_ERRORS = pytest.mark.relies_on("FBD-MOVE-1", "FBD-MOVE-6", "FBD-FAULT-1")
+"""For a test whose rename raises an ``OSError``: as :data:`RENAMES`, and a move that answers the
+error otherwise than by raising it (FBD-FAULT-1) never fails where the test looks."""
 NON_ROOT = pytest.mark.parametrize("fs", [[None, None, None, False]], indirect=True, ids=["user"])
 """pyfakefs with ``allow_root_user=False``: permissions are enforced although we run as root."""
 
@@ -336,10 +339,19 @@ MUST_FAIL = {"missing", "replace-exdev", "replace-denied", "replace-interrupted"
 copy fallback: FBD-MOVE-3) raises. The others may succeed outside the strict profile (FBD-MOVE-8):
 a link or a directory taken over, a digest accepted unchecked."""
 
+OS_ERRORS = {"replace-exdev", "replace-denied"}
+"""Cases whose rename raises an ``OSError`` (``replace-interrupted``'s raises KeyboardInterrupt)."""
+
 
 def cases(names: list[str]) -> list[Any]:
-    """``names`` as parameters; those that fail the rename rely on there being one."""
-    return [pytest.param(n, marks=RENAMES) if n.startswith("replace-") else n for n in names]
+    """``names`` as parameters; those that fail the rename rely on there being one, and those
+    whose rename raises an ``OSError`` on its error being raised."""
+    return [
+        pytest.param(n, marks=RENAME_ERRORS if n in OS_ERRORS else RENAMES)
+        if n.startswith("replace-")
+        else n
+        for n in names
+    ]
 
 
 def must_raise(case: str, raised: BaseException | None) -> bool:

@@ -20,7 +20,7 @@ import pytest
 from conformance.api import FileBackedData, Implementation
 from conformance.harness.checks import check
 from conformance.harness.helpers import Blobs, placeholders, sha
-from conformance.harness.os_faults import ABSORBABLE, FAULT, Fault, calls_of, injected
+from conformance.harness.os_faults import calls_of, each_fault
 
 clause = pytest.mark.clause
 requires = pytest.mark.requires
@@ -38,25 +38,6 @@ def _count(run: Callable[[], object]) -> int:
     return len(seen)
 
 
-def _absorbed(fault: Fault, clause_id: str) -> None:
-    """An operation that returned normally although its faulted call raised: allowed only for a
-    descriptor's ``close`` or a query (:data:`ABSORBABLE`)."""
-    assert fault.fired is not None
-    check(
-        fault.fired.name in ABSORBABLE,
-        f"the error injected {fault.timing} {fault.fired} was swallowed",
-        clause_id,
-    )
-
-
-def _raised_the_fault(exc: BaseException, fault: Fault, clause_id: str) -> None:
-    check(
-        isinstance(exc, OSError) and exc.errno == FAULT,
-        f"the EIO injected {fault.timing} {fault.fired} came out as {exc!r}",
-        clause_id,
-    )
-
-
 @requires("file-backed")
 class TestFaultsInMoveFrom:
     @clause("FBD-MOVE-4", "FBD-MOVE-5", "FBD-FAULT-1")
@@ -69,17 +50,17 @@ class TestFaultsInMoveFrom:
             directory.mkdir()
             return blobs.file(DATA, "weights.bin", directory)
 
-        calls = _count(lambda: blobs.move(fresh_source(0)))
-        for index in range(calls):
+        def fresh(index: int) -> tuple[Path, int]:
             source = fresh_source(index + 1)
-            inode = source.stat().st_ino
-            try:
-                with injected(Fault(index, after)) as fault:
-                    moved = blobs.move(source)
-            except Exception as exc:
-                if fault.fired is None:
-                    raise
-                _raised_the_fault(exc, fault, "FBD-FAULT-1")
+            return source, source.stat().st_ino
+
+        def move(made: tuple[Path, int]) -> FileBackedData:
+            return blobs.move(made[0])
+
+        calls = _count(lambda: blobs.move(fresh_source(0)))
+        for one in each_fault(calls, after, fresh, move, "FBD-FAULT-1"):
+            (source, inode), fault = one.subject, one.fault
+            if one.error is not None:
                 check(
                     source.exists() and source.read_bytes() == DATA,
                     f"after a fault {fault.timing} {fault.fired}, the source is lost",
@@ -95,10 +76,8 @@ class TestFaultsInMoveFrom:
                     placeholder.unlink()
                 check(not left, f"a fault {fault.timing} {fault.fired} left {left}", "FBD-MOVE-4")
                 continue
-            if fault.fired is not None:
-                _absorbed(fault, "FBD-FAULT-1")
             check(not source.exists(), "a move that returned left the source", "FBD-MOVE-5")
-            kept = blobs.path(moved).read_bytes()  # the file itself, not a read of the blob
+            kept = blobs.path(one.returned).read_bytes()  # the file itself, not a read of the blob
             check(kept == DATA, "a move that returned lost data", "FBD-MOVE-5")
 
 
@@ -113,17 +92,14 @@ class TestFaultsInClose:
             blob = blobs.wrap(blobs.file(DATA[:100], f"owned{n}.bin"), cleanup=True)
             return blob, blobs.path(blob)
 
+        def close(made: tuple[FileBackedData, Path]) -> None:
+            made[0].close()
+
         first, _ = owned(0)
         calls = _count(first.close)
-        for index in range(calls):
-            blob, path = owned(index + 1)
-            try:
-                with injected(Fault(index, after)) as fault:
-                    blob.close()
-            except Exception as exc:
-                if fault.fired is None:
-                    raise
-                _raised_the_fault(exc, fault, "FBD-CLOSE-7")
+        for one in each_fault(calls, after, lambda index: owned(index + 1), close, "FBD-CLOSE-7"):
+            (blob, path), fault = one.subject, one.fault
+            if one.error is not None:
                 check(
                     getattr(blob, "closed", False) is False,
                     f"a close() that raised at {fault.fired} left the object closed",
@@ -133,9 +109,6 @@ class TestFaultsInClose:
                     blob.close()  # the retry: the file may be gone already ("after" an unlink)
                 except Exception as again:
                     check(False, f"the retry of close() raised {again!r}", "FBD-CLOSE-6")
-            else:
-                if fault.fired is not None:
-                    _absorbed(fault, "FBD-CLOSE-7")
             check(not path.exists(), f"{path} outlived its release", "FBD-CLOSE-1")
 
 
@@ -190,19 +163,14 @@ class TestFaultsInReadsAndWrites:
         clean: list[bytes] = []
         calls = _count(lambda: clean.append(write(into)))
         check(clean == [want], f"into {name}, without a fault: wrong output", blamed)
-        for index in range(calls):
-            fault = Fault(index, after)
-            try:
-                with injected(fault):
-                    got = write(into)
-            except Exception as exc:
-                if fault.fired is None:
-                    raise
-                _raised_the_fault(exc, fault, "FBD-FAULT-1")
-            else:
-                if fault.fired is not None:
-                    _absorbed(fault, "FBD-FAULT-1")
-                check(got == want, f"into {name}, {fault.fired} faulted: wrong output", blamed)
+        for one in each_fault(calls, after, lambda _: into, write, "FBD-FAULT-1"):
+            fault = one.fault
+            if one.error is None:
+                check(
+                    one.returned == want,
+                    f"into {name}, {fault.fired} faulted: wrong output",
+                    blamed,
+                )
             check(
                 write(into) == want,
                 f"after a fault {fault.timing} {fault.fired}, the blob no longer writes right",
@@ -226,22 +194,16 @@ class TestFaultsInReadsAndWrites:
         counted = blobs.wrap(path)  # made outside the count, as each faulted one is
         calls = _count(lambda: clean.append(call(counted)))
         check(clean == [want], f"{method}() without a fault answers wrong", clause_id[method])
-        for index in range(calls):
-            blob = blobs.wrap(path)
-            fault = Fault(index, after)
-            try:
-                with injected(fault):
-                    got = call(blob)
-            except Exception as exc:
-                if fault.fired is None:
-                    raise
-                _raised_the_fault(exc, fault, "FBD-FAULT-1")
-            else:
-                if fault.fired is not None:
-                    _absorbed(fault, "FBD-FAULT-1")
-                check(got == want, f"{method}() with {fault.fired} faulted", clause_id[method])
+        for one in each_fault(calls, after, lambda _: blobs.wrap(path), call, "FBD-FAULT-1"):
+            fault = one.fault
+            if one.error is None:
+                check(
+                    one.returned == want,
+                    f"{method}() with {fault.fired} faulted",
+                    clause_id[method],
+                )
             check(
-                call(blob) == want,
+                call(one.subject) == want,
                 f"after a fault {fault.timing} {fault.fired}, {method}() answers wrong",
                 "FBD-FAULT-1",
             )
@@ -264,20 +226,10 @@ class TestFaultsInReadsAndWrites:
         premise = blobs.wrap(path).sha256() == sha(DATA)
         check(premise, "sha256() is not the contents' digest", "FBD-HASH-1")
         calls = _count(lambda: add(store_with_bytes()))
-        for index in range(calls):
-            store = store_with_bytes()
-            fault = Fault(index, after)
-            try:
-                with injected(fault):
-                    add(store)
-            except Exception as exc:
-                if fault.fired is None:
-                    raise
-                _raised_the_fault(exc, fault, "FBD-FAULT-1")
+        for one in each_fault(calls, after, lambda _: store_with_bytes(), add, "FBD-FAULT-1"):
+            store, fault = one.subject, one.fault
+            if one.error is not None:
                 add(store)
-            else:
-                if fault.fired is not None:
-                    _absorbed(fault, "FBD-FAULT-1")
             out = store.get_named_data_store_output()
             check(
                 len(out.buffers) == 1 and out.pte_data["again"].buffer_index == 0,

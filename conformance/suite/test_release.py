@@ -22,6 +22,7 @@ from conformance.harness.checks import blame
 from conformance.harness.child import child_script, run_child
 from conformance.harness.helpers import Blobs
 from conformance.harness.named import named_path
+from conformance.harness.threads import in_thread
 
 clause = pytest.mark.clause
 relies_on = pytest.mark.relies_on
@@ -477,18 +478,6 @@ class _PausingSink(io.BytesIO):
         return super().write(data)
 
 
-def _in_thread(target: Callable[[], None], errors: list[BaseException]) -> threading.Thread:
-    def run() -> None:
-        try:
-            target()
-        except BaseException as exc:  # reported by the test
-            errors.append(exc)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread
-
-
 @pytest.mark.requires("file-backed")
 class TestThreads:
     @clause("FBD-THREAD-1")
@@ -504,7 +493,7 @@ class TestThreads:
                 barrier.wait(10)
                 blob.close()
 
-            threads = [_in_thread(close, errors) for _ in range(2)]
+            threads = [in_thread(close, errors) for _ in range(2)]
             for thread in threads:
                 thread.join(30)
             assert not any(t.is_alive() for t in threads), "close() hung"
@@ -522,7 +511,7 @@ class TestThreads:
         path = blobs.path(blob)
         sink = _PausingSink()
         errors: list[BaseException] = []
-        writer = _in_thread(lambda: blob.write_to_file(sink), errors)
+        writer = in_thread(lambda: blob.write_to_file(sink), errors)
         assert sink.started.wait(30), "write_to_file never wrote"
         blob.close()
         sink.resume.set()

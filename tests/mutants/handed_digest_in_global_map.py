@@ -7,42 +7,14 @@ stale) but never emptied: every blob ever written stays in it after its load.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Sequence
-from typing import Any
-
-from reference import hooks
-
 from . import implementation
-from ._base import _LOW_MEMORY, LowMemory, LowMemoryBackend
-
-_HANDED: dict[str, tuple[tuple[int, int, int, int], bytes]] = {}
+from ._handed_map import HandedMap, HandedMapWeights, Stamp
 
 
-class Backend(LowMemoryBackend):
+class Backend(HandedMap):
     @classmethod
-    def materialize_weights_blob(cls, paths: Any, compile_specs: Sequence[Any]) -> Any:
-        out = super().materialize_weights_blob(paths, compile_specs)
-        if not isinstance(out, list):
-            return out
-        for p in out:
-            if isinstance(p, hooks.WeightsBlobPath):
-                _HANDED[os.path.abspath(p)] = (hooks._stamp(p), p.sha256)
-        return [str(p) if isinstance(p, hooks.WeightsBlobPath) else p for p in out]
-
-    @staticmethod
-    def _handed_digest(blob_path: str) -> bytes | None:
-        found = _HANDED.get(os.path.abspath(blob_path))
-        try:
-            return found[1] if found and hooks._stamp(blob_path) == found[0] else None
-        except OSError:
-            return None
+    def _taken(cls, key: str) -> tuple[Stamp, bytes] | None:
+        return cls.handed.get(key)  # never removed
 
 
-class Weights(LowMemory):
-    def materialize(self, so_path: str, chunks: Iterable[bytes]) -> str:
-        paths = self.backend.materialize_weights_blob([so_path, hooks.Weights(chunks)], _LOW_MEMORY)
-        return next(p for p in paths if isinstance(p, str) and p.endswith("_weights.blob"))
-
-
-IMPLEMENTATION = implementation(__name__, low_memory=Weights(Backend))
+IMPLEMENTATION = implementation(__name__, low_memory=HandedMapWeights(Backend))

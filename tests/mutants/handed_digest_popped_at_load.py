@@ -7,47 +7,12 @@ the load that uses it: a materialize whose load never comes leaves its entry for
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Sequence
-from typing import Any
-
-from reference import hooks
-
 from . import implementation
-from ._base import _LOW_MEMORY, LowMemory, LowMemoryBackend
-
-_HANDED: dict[str, tuple[tuple[int, int, int, int], bytes]] = {}
+from ._handed_map import HandedMap, HandedMapWeights
 
 
-def _stamp(path: str) -> tuple[int, int, int, int]:
-    st = os.stat(path)
-    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+class Backend(HandedMap):
+    """The map as it is: keyed by the absolute path, emptied by the load that comes."""
 
 
-class Backend(LowMemoryBackend):
-    @classmethod
-    def materialize_weights_blob(cls, paths: Any, compile_specs: Sequence[Any]) -> Any:
-        out = super().materialize_weights_blob(paths, compile_specs)
-        if not isinstance(out, list):
-            return out
-        for p in out:
-            if isinstance(p, hooks.WeightsBlobPath):
-                _HANDED[os.path.abspath(p)] = (_stamp(p), p.sha256)
-        return [str(p) if isinstance(p, hooks.WeightsBlobPath) else p for p in out]
-
-    @staticmethod
-    def _handed_digest(blob_path: str) -> bytes | None:
-        found = _HANDED.pop(os.path.abspath(blob_path), None)
-        try:
-            return found[1] if found and _stamp(blob_path) == found[0] else None
-        except OSError:
-            return None
-
-
-class Weights(LowMemory):
-    def materialize(self, so_path: str, chunks: Iterable[bytes]) -> str:
-        paths = self.backend.materialize_weights_blob([so_path, hooks.Weights(chunks)], _LOW_MEMORY)
-        return next(p for p in paths if isinstance(p, str) and p.endswith("_weights.blob"))
-
-
-IMPLEMENTATION = implementation(__name__, low_memory=Weights(Backend))
+IMPLEMENTATION = implementation(__name__, low_memory=HandedMapWeights(Backend))

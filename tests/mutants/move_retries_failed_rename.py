@@ -7,36 +7,16 @@ a fault that passes is swallowed, and after a rename that took effect and then r
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
-import reference
-
 from . import implementation
-from ._oswrap import Call, wrapping
+from ._oswrap import Call, FailedTake
 
 
-def _is_take(dst: Any) -> bool:
-    return os.path.basename(os.fspath(dst)).startswith(".executorch_")
-
-
-def _wrap(real: Call) -> Call:
-    def replace(src: Any, dst: Any, *args: Any, **kwargs: Any) -> Any:
-        if not _is_take(dst):
-            return real(src, dst, *args, **kwargs)
-        try:
-            return real(src, dst, *args, **kwargs)
-        except OSError:
-            return real(src, dst, *args, **kwargs)
-
-    return replace
-
-
-class FileBackedData(reference.FileBackedData):
-    @classmethod
-    def move_from(cls, path: Any, sha256: bytes | None = None) -> reference.FileBackedData:
-        with wrapping("replace", _wrap):
-            return super().move_from(path, sha256)
+class FileBackedData(FailedTake):
+    @staticmethod
+    def _take_failed(rename: Call, source: Any, placeholder: Any, error: OSError) -> None:
+        rename(source, placeholder)
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

@@ -11,35 +11,16 @@ import contextlib
 import os
 from typing import Any
 
-import reference
-
 from . import implementation
-from ._oswrap import Call, wrapping
+from ._oswrap import Call, FailedTake
 
 
-def _is_take(dst: Any) -> bool:
-    return os.path.basename(os.fspath(dst)).startswith(".executorch_")
-
-
-def _wrap(real: Call) -> Call:
-    def replace(src: Any, dst: Any, *args: Any, **kwargs: Any) -> Any:
-        if not _is_take(dst):
-            return real(src, dst, *args, **kwargs)
-        try:
-            return real(src, dst, *args, **kwargs)
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(dst)  # "the rename failed, so the placeholder is still the empty one"
-            raise
-
-    return replace
-
-
-class FileBackedData(reference.FileBackedData):
-    @classmethod
-    def move_from(cls, path: Any, sha256: bytes | None = None) -> reference.FileBackedData:
-        with wrapping("replace", _wrap):
-            return super().move_from(path, sha256)
+class FileBackedData(FailedTake):
+    @staticmethod
+    def _take_failed(rename: Call, source: Any, placeholder: Any, error: OSError) -> None:
+        with contextlib.suppress(OSError):
+            os.unlink(placeholder)  # "the rename failed, so the placeholder is still the empty one"
+        raise error
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
