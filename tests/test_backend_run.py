@@ -158,6 +158,18 @@ def test_selection_leaves_out_exactly_the_lowering_tests() -> None:
     assert backend_run.SELECTION.startswith("test_hooks and ")
 
 
+def test_a_users_k_narrows_the_hook_tests_instead_of_replacing_them() -> None:
+    own = backend_run.SELECTION
+    assert backend_run.selected([]) == ["-k", own]
+    assert backend_run.selected(["-x", "-k", "copy"]) == ["-k", f"{own} and (copy)", "-x"]
+    assert backend_run.selected(["-kcopy", "-k", "load or mat"]) == [
+        "-k",
+        f"{own} and (copy) and (load or mat)",
+    ]
+    assert backend_run.selected(["--", "-k"]) == ["-k", own, "--", "-k"], "after --: not pytest's"
+    assert backend_run.selected(["-k", " "]) == ["-k", own]
+
+
 def test_a_backend_run_is_partial_only_where_its_report_says_the_user_narrowed_it() -> None:
     own = f"-k {backend_run.SELECTION!r}"
     status = backend_run._as_backend_status

@@ -23,7 +23,14 @@ from typing import Any
 from . import backend as backend_module
 from . import load_implementation
 
-__all__ = ["LOWERING_TESTS", "SELECTION", "add_backend_option", "attribution", "run_backends"]
+__all__ = [
+    "LOWERING_TESTS",
+    "SELECTION",
+    "add_backend_option",
+    "attribution",
+    "run_backends",
+    "selected",
+]
 
 LOWERING_TESTS = (
     "test_called_once_per_submodule_with_its_own_specs",
@@ -94,7 +101,7 @@ def run_backends(args: argparse.Namespace, extra: list[str], run_once: RunOnce, 
             if one.deviations is None and spec.startswith("executorch."):
                 here = Path(__file__).parent / "executorch.deviations"
                 one.deviations = str(here)
-            status = run_once(one, ["-k", SELECTION, *extra])
+            status = run_once(one, selected(extra))
             report = None
             if os.path.exists(json_report):
                 with open(json_report, encoding="utf-8") as f:
@@ -104,6 +111,26 @@ def run_backends(args: argparse.Namespace, extra: list[str], run_once: RunOnce, 
             status = _as_backend_status(status, report)
         worst = max(worst, status, key=_SEVERITY.index)
     return worst
+
+
+def selected(extra: list[str]) -> list[str]:
+    """pytest's arguments ``extra`` with the backend run's selection: a ``-k`` of the user's
+    narrows the hook tests (``SELECTION and (EXPR)``) rather than replacing them, as pytest keeps
+    only the last ``-k`` it is given."""
+    rest: list[str] = []
+    narrowing: list[str] = []
+    words = iter(extra)
+    for word in words:
+        if word == "--":
+            rest += [word, *words]  # what follows is not pytest's to parse as options
+        elif word == "-k":
+            narrowing.append(next(words, ""))
+        elif word.startswith("-k") and not word.startswith("--"):
+            narrowing.append(word[2:])
+        else:
+            rest.append(word)
+    expression = " and ".join([SELECTION, *(f"({e})" for e in narrowing if e.strip())])
+    return ["-k", expression, *rest]
 
 
 _SEVERITY = (0, 4, 1, 2, 3)
