@@ -8,15 +8,14 @@ import errno
 import io
 import os
 import stat
+import sys
 from collections.abc import Callable
 from typing import NoReturn, Protocol
 
 from .location import FileChangedError, Identity, Location, identity_of
 
-try:
+if sys.platform != "win32":  # pragma: no branch - POSIX only; on Windows no holes are kept
     import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]  # no holes are kept there
 
 
 CHUNK_SIZE = 1 << 20
@@ -227,7 +226,7 @@ def _os_file(outfile: object) -> _OsFile | None:
 def _writes_at_its_end(fd: int) -> bool:
     """Whether ``fd`` is a regular file, not in append mode, positioned at or past its end: there
     a byte left unwritten reads as zero."""
-    if not hasattr(os, "SEEK_DATA") or fcntl is None:  # pragma: no cover - not on Linux
+    if sys.platform == "win32" or not hasattr(os, "SEEK_DATA"):  # pragma: no cover - not Linux
         return False
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode) or fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND:
