@@ -21,6 +21,11 @@ if sys.platform != "win32":  # pragma: no branch - POSIX only; on Windows no hol
 CHUNK_SIZE = 1 << 20
 """Size of a buffer through which a file is read (spec FBD-HASH-3, FBD-WRITE-2, NDS-DEDUP-11)."""
 
+SMALL_PIECE = 4096
+"""Bytes up to which a file is read whole in one ``read`` and written through the output's
+``write`` (``_VerifiedReader.write_small``): less than a filesystem block, so that no whole block of
+the output could have been left a hole (FBD-WRITE-3)."""
+
 _KERNEL_STEP = 1 << 30
 """Bytes asked of one in-kernel copy or direct ``readinto`` (Linux caps one call at 2 GiB)."""
 
@@ -79,20 +84,29 @@ class _VerifiedReader:
     file ends where its recorded size says.
     """
 
-    def __init__(self, location: Location, identity: Identity, size: int) -> None:
-        self._path = location.path
+    def __init__(
+        self, location: Location, identity: Identity, size: int, directory: int | None = None
+    ) -> None:
+        """Open the file in ``directory``, a descriptor of its recorded directory (checked by
+        ``Location.opened_directory``), or when None in one opened for the call."""
+        self._location = location
         self._size = size
         self.remaining = size
-        with location.opened_directory() as directory:  # FBD-READ-4: no link, no FIFO, no wait
+        if directory is None:
+            with location.opened_directory() as held:  # FBD-READ-4: no link, no FIFO, no wait
+                fd, st = location.open_in(held, identity)
+        else:
             fd, st = location.open_in(directory, identity)
         self._file = open(fd, "rb", buffering=0)  # noqa: SIM115  # closed by close()/__exit__
+        self._status = st
+        self._used = False
         try:
             self._check_size(st.st_size)
             if identity_of(st) != identity:  # FBD-IDENT-1: the same inode number, another file
                 raise FileChangedError(
                     errno.ESTALE,
                     "the file was modified or replaced after it was wrapped",
-                    self._path,
+                    self._location.path,
                 )
         except BaseException:
             self._file.close()
@@ -112,7 +126,7 @@ class _VerifiedReader:
             errno.ESTALE,
             f"the file changed size after it was wrapped: recorded {self._size} bytes, "
             f"now {actual}",
-            self._path,
+            self._location.path,
         )
 
     def _took(self, n: int) -> None:
@@ -120,6 +134,46 @@ class _VerifiedReader:
         if n == 0:
             self._changed(self._size - self.remaining)
         self.remaining -= n
+
+    def write_to(self, outfile: Writable) -> None:
+        """Write the file at ``outfile``'s position, leaving it just after (FBD-WRITE-1): a small
+        file through ``write_small``; into a file from ``open()`` by the kernel, holes kept
+        (FBD-WRITE-3); into an ``io.BytesIO`` read straight into its memory; into anything else in
+        chunks through ``write``. A reader used before starts again from the file's start, so a
+        Cord that holds a piece twice streams it twice from one descriptor."""
+        if self._used:
+            self._file.seek(0)
+            self.remaining = self._size
+        self._used = True
+        target = _os_file(outfile) if self.is_os_file else None
+        if self._size <= SMALL_PIECE and (target is None or self._dense()):
+            self.write_small(outfile)
+            return
+        if target is not None:
+            target.flush()  # bytes still buffered by Python go first
+            self.send_sparse(target.fileno())  # holes stay holes (FBD-WRITE-3)
+            self.send_to(target.fileno())  # moves the position that ``target`` reads back
+        elif type(outfile) is io.BytesIO:
+            self.read_into(outfile)
+        self.stream(lambda chunk: write_all(outfile, chunk))  # what is left, and the end
+
+    def _dense(self) -> bool:
+        """Whether the file's allocated blocks cover its size, so it has no hole to keep."""
+        return self._status.st_blocks * 512 >= self._size
+
+    def write_small(self, outfile: Writable) -> None:
+        """The fast path of FBD-WRITE-1 and CORD-WRITE-1 for a file of at most ``SMALL_PIECE``
+        bytes: one ``read`` of one byte more than remains tells a file grown since it was wrapped
+        (FBD-CHANGE-1), and the bytes go to ``outfile.write`` like a ``bytes`` piece, so a buffered
+        output gathers many small pieces into one system call, where the kernel's copy would cost a
+        flush and a dozen calls for each. Holes need no care: into a real file this is taken only
+        for a file with no hole (``_dense``), and any other output gets zeros anyway."""
+        data = self._file.read(self.remaining + 1) or b""
+        if len(data) > self.remaining:
+            self._changed(os.fstat(self._file.fileno()).st_size)
+        self.remaining -= len(data)
+        write_all(outfile, memoryview(data))
+        self.stream(lambda chunk: write_all(outfile, chunk))  # a short read's rest, and the end
 
     def read(self, size: int) -> bytes:
         return self._file.read(size) or b""  # FBD-READ-1: unbuffered, reads ``size`` at most
@@ -184,9 +238,8 @@ class _VerifiedReader:
                 self.remaining -= n
 
     def read_into(self, out: io.BytesIO) -> None:
-        """Read what remains straight into ``out``'s memory at its position, grown once first."""
-        if not self.remaining:
-            return
+        """Read what remains, a byte or more, straight into ``out``'s memory at its position,
+        grown once first."""
         start = out.tell()
         end = start + self.remaining
         out.seek(end - 1)
