@@ -109,13 +109,15 @@ class FileBackedData:
         if link:
             st = os.stat(checked)
         _require_regular(checked, st)
-        where = locate(checked, link)
+        # made absolute once, for ``locate`` and ``_init`` (FBD-INIT-8): one ``getcwd``, not two
+        absolute = checked if os.path.isabs(checked) else os.path.join(os.getcwd(), checked)
+        where = locate(absolute, link)
         if cleanup:  # an interrupt must not leave an owner the caller never got (FBD-INTR-1)
             _atomically(
-                lambda: self._init(checked, st, digest, True, where), lambda _: self._disown()
+                lambda: self._init(absolute, st, digest, True, where), lambda _: self._disown()
             )
         else:
-            self._init(checked, st, digest, False, where)
+            self._init(absolute, st, digest, False, where)
 
     def _init(
         self,
