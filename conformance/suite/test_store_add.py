@@ -289,7 +289,8 @@ class TestExactValues:
     @clause("NDS-ADD-8")
     @relies_on("NDS-KEY-2", "NDS-KEY-1")  # an equal re-add of a, one entry per key
     @pytest.mark.parametrize(
-        "how", ["add", pytest.param("merge", marks=relies_on("NDS-MERGE-1"))]  # replays "t"
+        "how",
+        ["add", pytest.param("merge", marks=relies_on("NDS-MERGE-1"))],  # replays "t"
     )
     def test_keys_tags_and_alignments_are_used_as_exact_values(
         self, impl: Implementation, how: str
