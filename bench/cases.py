@@ -113,6 +113,24 @@ def _merge_all(targets: list[Any], outputs: list[Any]) -> Callable[[], None]:
     return run
 
 
+def case_fbd_init(impl: Impl, n: int, inner: int, directory: str = "", **_: Any) -> float:
+    """``FileBackedData(path)`` of N distinct files, each kept open (closed after the timing)."""
+    paths = [os.path.join(directory, f"{i}.bin") for i in range(n)]
+    made: list[Any] = []
+
+    def run() -> None:
+        wrap, keep = impl.FileBackedData, made.append
+        for _ in range(inner):
+            for path in paths:
+                keep(wrap(path))
+
+    try:
+        return cpu(run) / inner
+    finally:
+        for data in made:
+            data.close()
+
+
 def case_merge_many(impl: Impl, n: int, inner: int, **_: Any) -> float:
     """N / 10 outputs of 10 entries each, merged one after the other into one store."""
     outputs = [
@@ -306,6 +324,7 @@ CASES: dict[str, Callable[..., float]] = {
     "add": case_add,
     "output": case_output,
     "output_files": case_output_files,
+    "fbd_init": case_fbd_init,
     "merge_many": case_merge_many,
     "merge_into_large": case_merge_into_large,
     "merge_into_empty": case_merge_into_empty,
@@ -325,6 +344,7 @@ TITLES = {
     "add": "N adds of distinct blobs",
     "output": "10 × (add, output), store of N bytes entries",
     "output_files": "10 × (add, output), store of N file-backed entries",
+    "fbd_init": "FileBackedData(path) of N files",
     "merge_many": "N/10 merges of 10-entry outputs into one store",
     "merge_into_large": "one 10-entry merge into a store of N entries",
     "merge_into_empty": "one N-entry merge into an empty store",
@@ -339,8 +359,10 @@ TITLES = {
     "output_after_adds": "one output right after N adds",
 }
 
-FILE_CASES = ("output_files", "cord_append", "cord_file", "cord_bytesio_files")
+FILE_CASES = ("output_files", "fbd_init", "cord_append", "cord_file", "cord_bytesio_files")
 """The cases that wrap the files ``write_files`` makes."""
+N_FILE_CASES = ("output_files", "fbd_init")
+"""The cases that wrap N distinct files (the others cycle through ``FILE_PIECES``)."""
 
 
 def op_scale(

@@ -4,46 +4,26 @@ Every case of bench/cases.py at each N, both implementations in their own worker
 interleaved repetition by repetition. The report fits each implementation's exponent (least
 squares of log time on log N over the sizes measured) and gives the ratio reference / ExecuTorch
 at the largest N both reached. A size whose time, extrapolated from the sizes before it, would
-exceed the budget is not run for that implementation (ExecuTorch's quadratic cases at 10^5), nor
-is a size of ``output_files`` whose N open blobs the reference cannot hold: it keeps one
-descriptor per open ``FileBackedData`` (FBD-IDENT-1), and a process may hold ``RLIMIT_NOFILE``.
+exceed the budget is not run for that implementation (ExecuTorch's quadratic cases at 10^5).
 """
 
 from __future__ import annotations
 
 import argparse
 import math
-import resource
 import statistics
 import sys
 import tempfile
 import time
 from typing import Any
 
-from .cases import CASES, FILE_CASES, FILE_PIECES, TITLES, write_files
+from .cases import CASES, FILE_CASES, FILE_PIECES, N_FILE_CASES, TITLES, write_files
 from .report import publish
 from .run import Bench, Worker, machine, start_executorch, workspace
 from .units import LABELS
 
 SIZES = (100, 1_000, 10_000, 100_000)
 MEASURED = ("reference", "executorch")
-
-
-DESCRIPTORS_SPARE = 64
-"""Descriptors a worker needs besides one per open blob (its pipes, files and interpreter)."""
-
-
-def descriptors_short(case: str, variant: str, n: int) -> str | None:
-    """Why ``variant`` cannot hold the N open blobs of ``case`` here, if it cannot."""
-    if case != "output_files" or variant != "reference":
-        return None
-    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft == resource.RLIM_INFINITY or n + DESCRIPTORS_SPARE <= soft:
-        return None
-    return (
-        f"not run from N = {n}: it holds one descriptor per open blob (FBD-IDENT-1), "
-        f"and RLIMIT_NOFILE is {soft}"
-    )
 
 
 def inner_for(n: int) -> int:
@@ -90,7 +70,7 @@ def run_scaling(args: argparse.Namespace) -> dict[str, Any]:
         with workspace(args.dir) as work:
             files = work / "files"  # the first n of them for each n
             files.mkdir()
-            if "output_files" in cases:
+            if any(case in N_FILE_CASES for case in cases):
                 write_files(str(files), sizes[-1])
             elif any(case in FILE_CASES for case in cases):
                 write_files(str(files), FILE_PIECES)
@@ -101,10 +81,6 @@ def run_scaling(args: argparse.Namespace) -> dict[str, Any]:
                         done = [(p["n"], p["median"]) for p in series[case][variant]]
                         guess = predicted(done, n) * args.reps
                         if variant in skipped[case]:
-                            continue
-                        short = descriptors_short(case, variant, n)
-                        if short is not None:
-                            skipped[case][variant] = short
                             continue
                         if guess > args.budget:
                             skipped[case][variant] = (

@@ -5,7 +5,15 @@ from __future__ import annotations
 import io
 from typing import TypeAlias, cast
 
-from .file_backed import FileBackedData, Writable, check_writable, rest_of, write_all
+from .file_backed import (
+    FileBackedData,
+    Writable,
+    check_writable,
+    checked_readers,
+    rest_of,
+    write_all,
+)
+from .verified_reader import _VerifiedReader
 
 __all__ = ["Cord", "CordBuffer"]
 
@@ -65,21 +73,36 @@ class Cord:
     def write_to_file(self, outfile: Writable) -> None:
         """Write the pieces in order, streaming file pieces, all checked before the first byte."""
         check_writable(outfile)
-        if self._files:
-            for blob in self._buffers:
-                if not isinstance(blob, bytes):
-                    blob._verify()  # CORD-WRITE-3: every file piece checked before the first byte
-        elif type(outfile) in _WHOLE_WRITERS:
-            _write_bytes_whole(outfile, self._buffers)
+        if not self._files:
+            if type(outfile) in _WHOLE_WRITERS:
+                _write_bytes_whole(outfile, self._buffers)
+            else:
+                _write_pieces(outfile, self._buffers, {})
             return
-        write = outfile.write
-        for piece in self._buffers:  # CORD-WRITE-1: each piece once, in order
-            if not isinstance(piece, bytes):
-                piece.write_to_file(outfile)  # CORD-WRITE-2: streamed through a bounded buffer
-            elif piece:  # one write, which takes all of it but on a raw or odd output
-                written = write(piece)
-                if written != len(piece):  # CORD-WRITE-1: a short write retried with the rest
-                    write_all(outfile, rest_of(outfile, memoryview(piece), written))
+        # CORD-WRITE-3: every file piece checked before the first byte, and kept open to stream
+        with checked_readers(self._buffers) as readers:
+            _write_pieces(outfile, self._buffers, readers)
+
+
+def _write_pieces(
+    outfile: Writable, pieces: list[CordBuffer], readers: dict[int, _VerifiedReader]
+) -> None:
+    """Each piece once, in order (CORD-WRITE-1): a file piece from its reader in ``readers`` when
+    it has one, else by its own ``write_to_file``, streamed through a bounded buffer either way
+    (CORD-WRITE-2)."""
+    write = outfile.write
+    for piece in pieces:
+        if not isinstance(piece, bytes):
+            reader = readers.get(id(piece))
+            if reader is None:
+                piece.write_to_file(outfile)
+            else:
+                piece._check_open()  # FBD-CLOSED-1: closed since the check, by the output's write
+                reader.write_to(outfile)
+        elif piece:  # one write, which takes all of it but on a raw or odd output
+            written = write(piece)
+            if written != len(piece):  # CORD-WRITE-1: a short write retried with the rest
+                write_all(outfile, rest_of(outfile, memoryview(piece), written))
 
 
 def _write_bytes_whole(outfile: Writable, pieces: list[CordBuffer]) -> None:

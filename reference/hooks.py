@@ -33,7 +33,6 @@ LOW_MEMORY_MODE = "low_memory_mode"
 WEIGHTS_BLOB_SUFFIX = "_weights_blob"
 
 ProgramT = TypeVar("ProgramT")
-PathsT = TypeVar("PathsT")
 
 
 @dataclass(frozen=True)
@@ -185,9 +184,10 @@ class AotiBackend:
 
     @classmethod
     def materialize_weights_blob(
-        cls, paths: PathsT, compile_specs: Sequence[CompileSpec]
-    ) -> PathsT:
-        """Turn compiler outputs into files on disk; by default they already are."""
+        cls, paths: object, compile_specs: Sequence[CompileSpec]
+    ) -> object:
+        """Turn compiler outputs (whatever the compiler returned: ExecuTorch types them ``Any``)
+        into files on disk; by default they already are."""
         return paths  # HOOK-MAT-1: the same object
 
     @classmethod
@@ -218,8 +218,8 @@ class FileBackedAotiBackend(AotiBackend):
 
     @classmethod
     def materialize_weights_blob(
-        cls, paths: PathsT, compile_specs: Sequence[CompileSpec]
-    ) -> PathsT:
+        cls, paths: object, compile_specs: Sequence[CompileSpec]
+    ) -> object:
         """Write ``Weights`` beside the ``.wrapper.so`` as ``*_weights.blob``, hashing it."""
         if not is_low_memory_mode(compile_specs) or not isinstance(paths, list):
             return paths
@@ -243,7 +243,7 @@ class FileBackedAotiBackend(AotiBackend):
                     digest.update(piece)
                     f.write(piece)
         rest = [p for p in paths if not isinstance(p, Weights)]
-        return [*rest, WeightsBlobPath(blob_path, digest.digest())]  # type: ignore[return-value]  # PathsT is a list here
+        return [*rest, WeightsBlobPath(blob_path, digest.digest())]
 
     @classmethod
     def load_weights_blob(

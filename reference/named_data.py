@@ -61,7 +61,11 @@ class _Snapshot(NamedDataStoreOutput):
     until then a merge of it reads those containers themselves."""
 
     def __init__(self, view: _View) -> None:  # the fields stay absent: see __getattr__
-        self._view: _View | None = view
+        # past this class's __setattr__, which has nothing to do for ``_view``: an output costs
+        # no Python call but this one (as a frozen dataclass's __init__ sets its fields)
+        object.__setattr__(self, "_view", view)
+
+    _view: _View | None
 
     def __getattr__(self, name: str) -> object:
         # Reached only for an absent attribute: a field not read yet.
@@ -316,9 +320,12 @@ class NamedDataStore:
         It costs O(tags): the store's containers are only ever appended to while lent, so the
         snapshot is their lengths now, and copying waits for the first read of a field."""
         # NDS-OUT-1: no empty tag map; NDS-OUT-2: the stored buffers themselves, by identity.
-        external = [(tag, m, len(m)) for tag, m in self.external_data.items() if m]
+        external = []
+        for tag, entries in self.external_data.items():  # a loop: no comprehension's function
+            if entries:
+                external.append((tag, entries, len(entries)))
         self._lent.add(None)
-        self._lent.update(tag for tag, _, _ in external)
+        self._lent.update(self.external_data)  # an empty map lent too: it has nothing to replace
         return _Snapshot(
             (self.buffers, len(self.buffers), self.pte_data, len(self.pte_data), external)
         )

@@ -8,19 +8,23 @@ import errno
 import io
 import os
 import stat
+import sys
 from collections.abc import Callable
 from typing import NoReturn, Protocol
 
 from .location import FileChangedError, Identity, Location, identity_of
 
-try:
+if sys.platform != "win32":  # pragma: no branch - POSIX only; on Windows no holes are kept
     import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]  # no holes are kept there
 
 
 CHUNK_SIZE = 1 << 20
 """Size of a buffer through which a file is read (spec FBD-HASH-3, FBD-WRITE-2, NDS-DEDUP-11)."""
+
+SMALL_PIECE = 4096
+"""Bytes up to which a file is read whole in one ``read`` and written through the output's
+``write`` (``_VerifiedReader.write_small``): less than a filesystem block, so that no whole block of
+the output could have been left a hole (FBD-WRITE-3)."""
 
 _KERNEL_STEP = 1 << 30
 """Bytes asked of one in-kernel copy or direct ``readinto`` (Linux caps one call at 2 GiB)."""
@@ -80,21 +84,30 @@ class _VerifiedReader:
     file ends where its recorded size says, and that nothing wrote it while it was read.
     """
 
-    def __init__(self, location: Location, identity: Identity, size: int) -> None:
-        self._path = location.path
+    def __init__(
+        self, location: Location, identity: Identity, size: int, directory: int | None = None
+    ) -> None:
+        """Open the file in ``directory``, a descriptor of its recorded directory (checked by
+        ``Location.opened_directory``), or when None in one opened for the call."""
+        self._location = location
         self._size = size
         self.remaining = size
-        with location.opened_directory() as directory:  # FBD-READ-4: no link, no FIFO, no wait
+        if directory is None:
+            with location.opened_directory() as held:  # FBD-READ-4: no link, no FIFO, no wait
+                fd, st = location.open_in(held, identity)
+        else:
             fd, st = location.open_in(directory, identity)
         self._file = open(fd, "rb", buffering=0)  # noqa: SIM115  # closed by close()/__exit__
         self._opened = self._stamp(st)
+        self._status = st
+        self._used = False
         try:
             self._check_size(st.st_size)
             if identity_of(st) != identity:  # FBD-IDENT-1: the same inode number, another file
                 raise FileChangedError(
                     errno.ESTALE,
                     "the file was modified or replaced after it was wrapped",
-                    self._path,
+                    self._location.path,
                 )
         except BaseException:
             self._file.close()
@@ -114,7 +127,7 @@ class _VerifiedReader:
             errno.ESTALE,
             f"the file changed size after it was wrapped: recorded {self._size} bytes, "
             f"now {actual}",
-            self._path,
+            self._location.path,
         )
 
     def _took(self, n: int) -> None:
@@ -138,8 +151,46 @@ class _VerifiedReader:
         self._check_size(st.st_size)
         if self._stamp(st) != self._opened:
             raise FileChangedError(
-                errno.ESTALE, "the file was modified while it was read", self._path
+                errno.ESTALE, "the file was modified while it was read", self._location.path
             )
+
+    def write_to(self, outfile: Writable) -> None:
+        """Write the file at ``outfile``'s position, leaving it just after (FBD-WRITE-1): a small
+        file through ``write_small``; into a file from ``open()`` by the kernel, holes kept
+        (FBD-WRITE-3); into an ``io.BytesIO`` read straight into its memory; into anything else in
+        chunks through ``write``. A reader used before starts again from the file's start, so a
+        Cord that holds a piece twice streams it twice from one descriptor."""
+        if self._used:
+            self._file.seek(0)
+            self.remaining = self._size
+        self._used = True
+        target = _os_file(outfile) if self.is_os_file else None
+        if self._size <= SMALL_PIECE and (target is None or self._dense()):
+            self.write_small(outfile)
+            return
+        if target is not None:
+            target.flush()  # bytes still buffered by Python go first
+            self.send_sparse(target.fileno())  # holes stay holes (FBD-WRITE-3)
+            self.send_to(target.fileno())  # moves the position that ``target`` reads back
+        elif type(outfile) is io.BytesIO:
+            self.read_into(outfile)
+        self.stream(lambda chunk: write_all(outfile, chunk))  # what is left, and the end
+
+    def _dense(self) -> bool:
+        """Whether the file's allocated blocks cover its size, so it has no hole to keep."""
+        return self._status.st_blocks * 512 >= self._size
+
+    def write_small(self, outfile: Writable) -> None:
+        """The fast path of FBD-WRITE-1 and CORD-WRITE-1 for a file of at most ``SMALL_PIECE``
+        bytes: one ``read``, and the bytes go to ``outfile.write`` like a ``bytes`` piece, so a
+        buffered output gathers many small pieces into one system call, where the kernel's copy
+        would cost a flush and a dozen calls for each; ``stream`` then reads a short read's rest
+        and checks the end (FBD-CHANGE-1). Holes need no care: into a real file this is taken only
+        for a file with no hole (``_dense``), and any other output gets zeros anyway."""
+        data = self._file.read(self.remaining) or b""
+        self.remaining -= len(data)
+        write_all(outfile, memoryview(data))
+        self.stream(lambda chunk: write_all(outfile, chunk))  # a short read's rest, and the end
 
     def read(self, size: int) -> bytes:
         """Up to ``size`` bytes, fewer only at the end of the file: FBD-READ-1, unbuffered. One
@@ -210,9 +261,8 @@ class _VerifiedReader:
                 self.remaining -= n
 
     def read_into(self, out: io.BytesIO) -> None:
-        """Read what remains straight into ``out``'s memory at its position, grown once first."""
-        if not self.remaining:
-            return
+        """Read what remains, a byte or more, straight into ``out``'s memory at its position,
+        grown once first."""
         start = out.tell()
         end = start + self.remaining
         out.seek(end - 1)
@@ -252,7 +302,7 @@ def _os_file(outfile: object) -> _OsFile | None:
 def _writes_at_its_end(fd: int) -> bool:
     """Whether ``fd`` is a regular file, not in append mode, positioned at or past its end: there
     a byte left unwritten reads as zero."""
-    if not hasattr(os, "SEEK_DATA") or fcntl is None:  # pragma: no cover - not on Linux
+    if sys.platform == "win32" or not hasattr(os, "SEEK_DATA"):  # pragma: no cover - not Linux
         return False
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode) or fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND:

@@ -65,7 +65,14 @@ class _Lowering:
 
 class _Weights:
     def materialize(self, paths: T, compile_specs: Sequence[object]) -> T:
-        return hooks.AotiBackend.materialize_weights_blob(paths, _specs(compile_specs))
+        # the reference types the hook as ExecuTorch does (any paths in, any out); the default
+        # hands back the object it is given (HOOK-MAT-1), which is what makes it a T here
+        result = hooks.AotiBackend.materialize_weights_blob(paths, _specs(compile_specs))
+        if result is not paths:
+            raise AssertionError(
+                f"materialize_weights_blob returned {result!r}, not the paths it was given"
+            )
+        return paths
 
     def load(self, blob_path: str, compile_specs: Sequence[object]) -> tuple[object, str]:
         return hooks.AotiBackend.load_weights_blob(blob_path, _specs(compile_specs))
@@ -81,6 +88,8 @@ class _LowMemory:
         paths = hooks.FileBackedAotiBackend.materialize_weights_blob(
             [so_path, hooks.Weights(chunks)], _LOW_MEMORY
         )
+        if not isinstance(paths, list):
+            raise TypeError(f"materialize_weights_blob returned {paths!r}, not a list of paths")
         return next(p for p in paths if isinstance(p, hooks.WeightsBlobPath))
 
     def load(self, blob_path: str) -> tuple[object, str]:

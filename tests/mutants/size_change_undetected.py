@@ -15,9 +15,10 @@ from . import implementation
 
 
 class FileBackedData(reference.FileBackedData):
-    def _open(self) -> _VerifiedReader:
+    def _open(self, directory: int | None = None) -> _VerifiedReader:
         st = os.stat(self._path)  # what the file is now: its size and time taken as recorded
-        return _VerifiedReader(self._location, (*self._identity[:2], st.st_mtime_ns), st.st_size)
+        identity = (*self._identity[:2], st.st_mtime_ns)
+        return _VerifiedReader(self._location, identity, st.st_size, directory)
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

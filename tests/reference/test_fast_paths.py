@@ -22,6 +22,7 @@ import reference.named_data as named_data
 import reference.placeholders as placeholders
 from reference import Cord, DataEntry, FileBackedData, NamedDataStore, NamedDataStoreOutput
 from reference.file_backed import CHUNK_SIZE, FileChangedError
+from reference.verified_reader import SMALL_PIECE
 
 LARGE = 4 * CHUNK_SIZE
 MiB = 1 << 20
@@ -163,16 +164,16 @@ def test_a_fallback_goes_on_where_the_faster_copy_stopped(
 
 def test_no_progress_falls_back(make_file, tmp_path, kernel, monkeypatch) -> None:
     monkeypatch.setattr(os, "copy_file_range", lambda *args: 0)
-    data = os.urandom(1000)
+    data = os.urandom(SMALL_PIECE + 1000)
     with FileBackedData(make_file("a.bin", data)) as blob:
         assert write(blob, tmp_path / "out") == b"<" + data + b">"
-    assert kernel["sendfile"].results == [1000]
+    assert kernel["sendfile"].results == [len(data)]
 
 
 def test_other_errors_are_raised(make_file, tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(os, "copy_file_range", failing(errno.ENOSPC))
     with (
-        FileBackedData(make_file("a.bin", b"data")) as blob,
+        FileBackedData(make_file("a.bin", b"d" * (SMALL_PIECE + 1))) as blob,
         open(tmp_path / "out", "wb") as out,
         pytest.raises(OSError) as caught,
     ):
@@ -190,7 +191,7 @@ def test_append_mode_falls_back_for_real(make_file, tmp_path, kernel) -> None:
 
 
 def test_into_a_pipe(make_file, kernel) -> None:
-    data = os.urandom(4000)
+    data = os.urandom(SMALL_PIECE + 4000)
     read_end, write_end = os.pipe()
     with open(read_end, "rb") as reader, open(write_end, "wb") as writer:
         with FileBackedData(make_file("a.bin", data)) as blob:
@@ -222,22 +223,25 @@ def test_buffered_bytes_keep_their_place(make_file, tmp_path, kernel) -> None:
             out.write(b"E")
     expected = b"<hEad" + one + b"middle" + two + b"tail>"
     assert (tmp_path / "out").read_bytes() == expected
-    assert kernel["copy_file_range"].results == [5000, 3]
+    assert kernel["copy_file_range"].results == [5000]  # 3 bytes go through ``write``
 
 
-def test_in_the_middle_of_a_read_write_file(make_file, tmp_path, kernel) -> None:
+@pytest.mark.parametrize("size", [3, SMALL_PIECE + 3], ids=["small", "kernel"])
+def test_in_the_middle_of_a_read_write_file(make_file, tmp_path, kernel, size: int) -> None:
     target = tmp_path / "out"
-    target.write_bytes(b"0123456789abcdefghij")
-    with FileBackedData(make_file("a.bin", b"XYZ")) as blob, open(target, "r+b") as out:
-        assert out.read(2) == b"01"  # Python now holds read-ahead past the position
+    before = bytes(range(256)) * (size // 256 + 2)
+    target.write_bytes(before)
+    data = os.urandom(size)
+    with FileBackedData(make_file("a.bin", data)) as blob, open(target, "r+b") as out:
+        assert out.read(2) == before[:2]  # Python now holds read-ahead past the position
         out.write(b"-")
         blob.write_to_file(out)
-        assert out.tell() == 6
-        assert out.read(2) == b"67"
-        out.seek(5)
-        assert out.read(3) == b"Z67"
-    assert target.read_bytes() == b"01-XYZ6789abcdefghij"
-    assert kernel["copy_file_range"].results == [3]
+        assert out.tell() == 3 + size
+        assert out.read(2) == before[3 + size : 5 + size]
+        out.seek(2 + size)
+        assert out.read(3) == data[-1:] + before[3 + size : 5 + size]
+    assert target.read_bytes() == before[:2] + b"-" + data + before[3 + size :]
+    assert kernel["copy_file_range"].results == ([] if size <= SMALL_PIECE else [size])
 
 
 def test_shrink_during_a_kernel_copy(make_file, tmp_path, monkeypatch) -> None:
