@@ -259,8 +259,9 @@ def _declared_failure(
     """Whether a suite test's failure is one its declared clauses expect: (the clauses it counts
     against, whether it is blocked by them, the reason), or None. A failure whose check named
     clauses is expected when every one of them is declared; one that named none, when every
-    clause of the test is declared, or else when the test relies on declared clauses (then it
-    counts against those; the report checks that they failed in tests of their own)."""
+    clause of the test is declared, or else when the test relies on declared clauses or names
+    some among its own (then it counts against those, and its undeclared clauses are masked, not
+    failed; the report checks that the declared ones failed in tests of their own)."""
     ids = clause_ids(item)
     if not ids:
         return None
@@ -270,7 +271,8 @@ def _declared_failure(
     elif all(i in declared for i in ids):
         blamed, blocked = (), False
     else:
-        blamed = tuple(c for c in clause_ids(item, "relies_on") if c in declared)
+        relied = dict.fromkeys((*clause_ids(item, "relies_on"), *ids))
+        blamed = tuple(c for c in relied if c in declared)
         blocked = True
     if not all(c in declared for c in blamed or ids) or (blocked and not blamed):
         return None
