@@ -26,9 +26,9 @@ import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
-from hypothesis import note
+from hypothesis import Phase, note, settings
 from hypothesis import strategies as st
 from hypothesis.control import current_build_context
 from hypothesis.errors import HypothesisException
@@ -913,10 +913,23 @@ def _model_entry(entry: DataEntry) -> Entry:
 
 # Hypothesis's runner accepts any factory of a machine at run time; older releases leave it
 # unannotated, newer ones annotate it as taking the class only, so the cast states what it takes.
-_run_untyped_machine = cast(Callable[[Callable[[], StoreMachine]], None], _run_untyped)
+class _MachineRunner(Protocol):
+    def __call__(self, factory: Callable[[], StoreMachine], *, settings: settings) -> None: ...
+
+
+_run_untyped_machine = cast(_MachineRunner, _run_untyped)
 
 
 def run_machine(impl: Implementation, profile: Profile) -> None:
     """Run the machine against ``impl`` with ``profile``'s semantics under the loaded Hypothesis
-    settings; raise the failure (with the story and the vector as notes) if there is one."""
-    _run_untyped_machine(functools.partial(StoreMachine, impl, profile))
+    settings, but for the explain phase; raise the failure (with the story and the vector as
+    notes) if there is one.
+
+    The explain phase replays the shrunk example under a tracer, which made a ``--shrink`` run of
+    the machine several times slower (past the suite's time limit on a loaded machine) for a list
+    of the lines only failing examples ran: the vector says more."""
+    loaded = settings()  # the loaded profile
+    phases = tuple(p for p in loaded.phases if p is not Phase.explain)
+    _run_untyped_machine(
+        functools.partial(StoreMachine, impl, profile), settings=settings(loaded, phases=phases)
+    )
