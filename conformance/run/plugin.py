@@ -31,7 +31,7 @@ from .deviations import (
     suite_test_names,
     unmatched,
 )
-from .options import add_run_options
+from .options import add_run_options, time_limit
 from .report import (
     BLOCKED_PROPERTY,
     CLAUSES_PROPERTY,
@@ -182,7 +182,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         _check_targets(config, names)
     keep: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
-    timeout = config.getoption("cordspec_timeout")
+    timeout = time_limit(
+        config.getoption("cordspec_timeout"), bool(config.getoption("cordspec_shrink", False))
+    )
     limited = config.pluginmanager.hasplugin("timeout")  # pytest-timeout, a dependency
     for item in items:
         ids = clause_ids(item)
