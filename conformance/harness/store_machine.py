@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, cast
 
-from hypothesis import Phase, note, settings
+from hypothesis import Phase, note, reject, settings
 from hypothesis import strategies as st
 from hypothesis.control import current_build_context
 from hypothesis.errors import HypothesisException
@@ -225,16 +225,38 @@ def recorded(function: F) -> F:
     def run(self: StoreMachine, *args: Any, **kwargs: Any) -> object:
         try:
             return function(self, *args, **kwargs)
-        except (ClauseFailure, HypothesisException) as exc:
+        except ClauseFailure as exc:
+            self.failure = str(exc)
+            self.search.keep_to_the_first(exc)
+            raise
+        except HypothesisException as exc:
             self.failure = str(exc)
             raise
         except Exception as exc:
             clauses = self.after.clauses
             failure = ClauseFailure(f"{type(exc).__name__}: {exc} ({', '.join(clauses)})", clauses)
             self.failure = str(failure)
+            self.search.keep_to_the_first(failure)
             raise failure from exc
 
     return cast(F, run)
+
+
+@dataclass
+class Search:
+    """What one run of the machine (all its examples) found first: the clauses of its first
+    failure. Shrinking keeps to them, so that a ``--shrink`` run blames what the run without
+    shrinking, which stops at its first failure, blames."""
+
+    first: tuple[str, ...] | None = None
+
+    def keep_to_the_first(self, failure: ClauseFailure) -> None:
+        """Note the first failure's clauses; reject an example (Hypothesis then neither shrinks
+        to it nor reports it) that fails other clauses than the first failure's."""
+        if self.first is None:
+            self.first = failure.clauses
+        elif failure.clauses != self.first:
+            reject()
 
 
 class StoreMachine(RuleBasedStateMachine):
@@ -242,8 +264,11 @@ class StoreMachine(RuleBasedStateMachine):
 
     outputs_taken = Bundle("outputs")
 
-    def __init__(self, impl: Implementation, profile: Profile) -> None:
+    def __init__(
+        self, impl: Implementation, profile: Profile, search: Search | None = None
+    ) -> None:
         super().__init__()
+        self.search = search or Search()
         self.impl = impl
         self.profile = profile
         self.clauses = CORE_CLAUSES if profile == "core" else STRICT_CLAUSES
@@ -927,9 +952,12 @@ def run_machine(impl: Implementation, profile: Profile) -> None:
 
     The explain phase replays the shrunk example under a tracer, which made a ``--shrink`` run of
     the machine several times slower (past the suite's time limit on a loaded machine) for a list
-    of the lines only failing examples ran: the vector says more."""
+    of the lines only failing examples ran: the vector says more.
+
+    One failure is reported, as a run without shrinking finds it first: Hypothesis would otherwise
+    go on looking for failures of other clauses once it found one, and shrink and report each, so
+    that a ``--shrink`` run would blame more clauses than the plain run (:class:`Search`)."""
     loaded = settings()  # the loaded profile
     phases = tuple(p for p in loaded.phases if p is not Phase.explain)
-    _run_untyped_machine(
-        functools.partial(StoreMachine, impl, profile), settings=settings(loaded, phases=phases)
-    )
+    chosen = settings(loaded, phases=phases, report_multiple_bugs=False)
+    _run_untyped_machine(functools.partial(StoreMachine, impl, profile, Search()), settings=chosen)
