@@ -11,7 +11,7 @@ import pytest
 from conformance.run import cli
 from conformance.run.cli import EXIT_HELP, Exit, exit_status, isolated, main
 from conformance.run.console import Tee
-from conformance.run.options import RUN_OPTIONS
+from conformance.run.options import RUN_OPTIONS, time_limit
 
 
 @pytest.mark.parametrize(
@@ -90,7 +90,15 @@ def test_the_timeout_reaches_pytest() -> None:
     args = cli.pytest_args("reference", "core", timeout=2.5)
     at = args.index("--cordspec-timeout")
     assert args[at + 1] == "2.5"
-    assert next(o for o in RUN_OPTIONS if o.flag == "--timeout").settings["default"] == 180
+    assert next(o for o in RUN_OPTIONS if o.flag == "--timeout").settings["default"] is None
+    assert "--cordspec-timeout" not in cli.pytest_args("reference", "core", shrink=True)
+
+
+def test_a_shrinking_run_has_a_longer_default_time_limit() -> None:
+    """Hypothesis may shrink a failure for 300 s: a --shrink run's default limit leaves it room,
+    a limit given is kept, and 0 is none."""
+    assert (time_limit(None, False), time_limit(None, True)) == (180, 600)
+    assert (time_limit(2.5, True), time_limit(0, True)) == (2.5, 0)
 
 
 def test_the_console_leaves_out_the_sections_the_report_explains() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -315,8 +316,9 @@ def test_a_declared_clause_expects_its_failing_checks_and_passes_the_rest(
     assert status["CORD-BYTES-1"] == "expected deviation"
     assert status["CORD-LEN-1"] == "passed"  # a test line's xfail spreads to no other clause
     assert status["CORD-INIT-1"] == "deviation fixed"
-    # its only test stopped at CORD-WRITE-1's declared failure: it could not check CORD-INIT-2
-    assert status["CORD-INIT-2"] == "untested"
+    # its only test stopped at CORD-WRITE-1's declared failure: it could not check CORD-INIT-2,
+    # and the deviation explains why: masked, not untested (which would fail the run)
+    assert status["CORD-INIT-2"] == "masked"
     assert status["CORD-APPEND-1"] == "failed"
     result.stdout.fnmatch_lines(["CORD-INIT-1 * deviation fixed *declared as a deviation*"])
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -339,4 +341,78 @@ def test_a_blocked_failure_is_not_hidden_behind_a_declared_clause_that_is_fixed(
     result, status = _clause_run(pytester, "-k", "blocked or write_check_passes")
     assert status["CORD-WRITE-1"] == "deviation fixed"
     assert status["CORD-INIT-2"] == "failed"
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+MASKED_SUITE = """
+import pytest
+
+clause = pytest.mark.clause
+
+
+@clause("CORD-WRITE-1")
+def test_write_check_fails():
+    assert False, "pieces reversed"
+
+
+@clause("CORD-APPEND-1", "CORD-WRITE-1")
+def test_names_a_declared_clause_too():
+    assert False, "read back wrong"
+
+
+@clause("CORD-INIT-2")
+@pytest.mark.relies_on("CORD-WRITE-1")
+def test_relies_on_a_declared_clause():
+    assert False, "read back wrong"
+"""
+
+
+def _masked_run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
+    pytester.makepyfile(test_fake=MASKED_SUITE)
+    (pytester.path / "dev.txt").write_text("CORD-WRITE-1  pieces reversed\n", encoding="utf-8")
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "-p", "no:benchmark", "--cordspec-deviations", "dev.txt",
+        "--cordspec-report", "r.json", "--cordspec-profile", "core", *args,
+    )  # fmt: skip
+    data: dict[str, Any] = json.loads((pytester.path / "r.json").read_text("utf-8"))
+    return result, data
+
+
+def test_a_failure_explained_by_a_declared_clause_masks_the_tests_other_clauses(
+    pytester: pytest.Pytester,
+) -> None:
+    """A failure that names no clause, of a test that names a declared clause among its own or
+    relies on one, counts against that clause: the test's other clauses are masked (not checked,
+    and the deviation says why), which does not fail the run, and the verdict counts them."""
+    result, data = _masked_run(pytester, "-k", "test_")
+    status = {c["id"]: (c["status"], c["reason"]) for c in data["clauses"]}
+    assert status["CORD-WRITE-1"] == ("expected deviation", "CORD-WRITE-1: pieces reversed")
+    assert status["CORD-APPEND-1"] == (
+        "masked",
+        "test_fake.py::test_names_a_declared_clause_too stopped at an expected deviation of "
+        "CORD-WRITE-1",
+    )
+    assert status["CORD-INIT-2"] == (
+        "masked",
+        "test_fake.py::test_relies_on_a_declared_clause relies on declared CORD-WRITE-1",
+    )
+    verdict = data["verdicts"]["core"]
+    assert (verdict["result"], verdict["masked"], verdict["deviations"]) == (
+        "conforms-with-deviations",
+        2,
+        1,
+    )
+    assert "(0/3 passed, 2 masked by them)" in verdict["verdict"], verdict
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+
+
+def test_a_declared_clause_that_fails_in_no_test_of_its_own_masks_nothing(
+    pytester: pytest.Pytester,
+) -> None:
+    """Without a failing test of CORD-WRITE-1's own, the failure of a test that also names it is
+    a failure of both its clauses: a known deviation hides no new one."""
+    result, data = _masked_run(pytester, "-k", "declared_clause_too")
+    status = {c["id"]: c["status"] for c in data["clauses"]}
+    assert status["CORD-APPEND-1"] == "failed"
+    assert status["CORD-WRITE-1"] == "failed"
     assert result.ret == pytest.ExitCode.TESTS_FAILED

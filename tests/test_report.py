@@ -489,6 +489,7 @@ def test_json_content() -> None:
         "untested": 1,
         "not_applicable": 0,
         "not_run": 0,
+        "masked": 0,
         "should_failed": ["A-3"],
     }
     assert [(c["id"], c["status"], c["section"]) for c in data["clauses"]] == [

@@ -10,18 +10,44 @@ except in the store state machine, whose steps blame such an exception on their 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 __all__ = ["ClauseFailure", "blame", "check", "failed_clauses"]
 
 
 class ClauseFailure(AssertionError):
-    """A failed check of ``clauses``; the message says what was found."""
+    """A failed check of ``clauses``; the message says what was found.
+
+    ``ClauseFailure(message, clauses)`` makes an instance of a subclass of its own for those
+    clauses (one per tuple of clause ids, made once): Hypothesis tells distinct failures apart by
+    exception type and raising line, and every check raises from one line, so without it a
+    failure of one clause could be shrunk into another's and ``--shrink`` would blame other
+    clauses than the plain run."""
+
+    clauses: tuple[str, ...]
+
+    def __new__(cls, message: str, clauses: tuple[str, ...]) -> ClauseFailure:
+        kind = _kind(tuple(clauses)) if cls is ClauseFailure else cls
+        return AssertionError.__new__(kind, message)
 
     def __init__(self, message: str, clauses: tuple[str, ...]) -> None:
         super().__init__(message)
-        self.clauses = clauses
+        self.clauses = tuple(clauses)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as the base class, which makes the clauses' own subclass again."""
+        return (ClauseFailure, (str(self), self.clauses), self.__dict__)
+
+
+@functools.cache
+def _kind(clauses: tuple[str, ...]) -> type[ClauseFailure]:
+    """The subclass of :class:`ClauseFailure` for ``clauses``: shown by the same name."""
+    doc = f"A failed check of {', '.join(clauses) or 'no clause'}."
+    attributes = {"__module__": __name__, "__qualname__": ClauseFailure.__qualname__}
+    return type(ClauseFailure.__name__, (ClauseFailure,), {**attributes, "__doc__": doc})
 
 
 def check(condition: object, message: str, *clauses: str) -> None:

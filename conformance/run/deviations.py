@@ -18,6 +18,8 @@ How the plugin applies them: a test line makes the test a strict xfail. A clause
 failure that counts against the clause (its check named the clause, or the test names only
 declared clauses) an expected deviation of that clause alone, while the clause's passing tests
 still pass; a declared clause none of whose checks failed reads "deviation fixed" and fails the run.
+A failure that names no clause, of a test that relies on declared clauses or names some among its
+own, counts against those (if they fail in tests of their own); its other clauses read "masked".
 """
 
 from __future__ import annotations

@@ -14,14 +14,20 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "PYTEST_PREFIX",
     "RUN_OPTIONS",
+    "SHRINK_TIMEOUT",
     "RunOption",
     "add_run_options",
     "pytest_flag",
+    "time_limit",
 ]
 
 DEFAULT_TIMEOUT = 180
 """Seconds a suite test may run (pytest-timeout) before it fails as hung: far longer than any
 suite test takes against the reference or ExecuTorch."""
+SHRINK_TIMEOUT = 600
+"""The default limit of a ``--shrink`` run: Hypothesis shrinks a failing example for up to 300 s
+of its own (the store machine takes minutes on a loaded machine), after it found it; a test cut
+short while shrinking fails as hung, not as the check it failed."""
 PYTEST_PREFIX = "--cordspec-"
 """How every option of cordspec's pytest plugin starts."""
 
@@ -71,8 +77,8 @@ RUN_OPTIONS = (
     RunOption(
         "--timeout",
         "fail a suite test still running after SECONDS as hung, and go on to the verdict "
-        f"(default: {DEFAULT_TIMEOUT}; 0: no limit)",
-        {"type": float, "default": DEFAULT_TIMEOUT, "metavar": "SECONDS"},
+        f"(default: {DEFAULT_TIMEOUT}, {SHRINK_TIMEOUT} with --shrink; 0: no limit)",
+        {"type": float, "default": None, "metavar": "SECONDS"},
     ),
     RunOption(
         "--clause",
@@ -85,6 +91,14 @@ RUN_OPTIONS = (
         {"metavar": "FILE"},
     ),
 )
+
+
+def time_limit(timeout: float | None, shrink: bool) -> float:
+    """The time limit of each suite test: ``timeout`` when one was given, else the default of a
+    run with (or without) ``--shrink``."""
+    if timeout is not None:
+        return timeout
+    return SHRINK_TIMEOUT if shrink else DEFAULT_TIMEOUT
 
 
 def add_run_options(

@@ -32,7 +32,7 @@ from .deviations import (
     suite_test_names,
     unmatched,
 )
-from .options import add_run_options
+from .options import add_run_options, time_limit
 from .report import (
     BLOCKED_PROPERTY,
     CLAUSES_PROPERTY,
@@ -187,7 +187,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         _check_targets(config, names)
     keep: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
-    timeout = config.getoption("cordspec_timeout")
+    timeout = time_limit(
+        config.getoption("cordspec_timeout"), bool(config.getoption("cordspec_shrink", False))
+    )
     limited = config.pluginmanager.hasplugin("timeout")  # pytest-timeout, a dependency
     for item in items:
         ids = clause_ids(item)
@@ -264,8 +266,9 @@ def _declared_failure(
     """Whether a suite test's failure is one its declared clauses expect: (the clauses it counts
     against, whether it is blocked by them, the reason), or None. A failure whose check named
     clauses is expected when every one of them is declared; one that named none, when every
-    clause of the test is declared, or else when the test relies on declared clauses (then it
-    counts against those; the report checks that they failed in tests of their own)."""
+    clause of the test is declared, or else when the test relies on declared clauses or names
+    some among its own (then it counts against those, and its undeclared clauses are masked, not
+    failed; the report checks that the declared ones failed in tests of their own)."""
     ids = clause_ids(item)
     if not ids:
         return None
@@ -275,7 +278,8 @@ def _declared_failure(
     elif all(i in declared for i in ids):
         blamed, blocked = (), False
     else:
-        blamed = tuple(c for c in clause_ids(item, "relies_on") if c in declared)
+        relied = dict.fromkeys((*clause_ids(item, "relies_on"), *ids))
+        blamed = tuple(c for c in relied if c in declared)
         blocked = True
     if not all(c in declared for c in blamed or ids) or (blocked and not blamed):
         return None

@@ -21,7 +21,8 @@ Rules, for the clauses of the chosen profile:
   *untested* (it cannot say whether they hold), however their other tests did;
 - otherwise a clause is *failed* if any of its tests failed it, else *expected deviation* if any
   xfailed, else *passed* if any passed, else *not applicable* if all its tests were, else
-  *untested*;
+  *untested* if one was skipped or stopped at a failure, else *masked* if one stopped at a
+  declared deviation of another clause (it relies on it, or names it too), else *untested*;
 - only MUST and MUST NOT clauses decide a verdict and are counted in it; SHOULD and MAY clauses
   show their status and nothing else;
 - a run narrowed with ``-k``, ``-m`` or ``--deselect`` is *partial*: a clause none of whose tests
@@ -150,6 +151,10 @@ class Status(str, enum.Enum):
     DEVIATION_FIXED = "deviation fixed"
     """Declared as a deviation (a clause line), yet none of its checks failed: it fails the run
     until the line is removed, as a strict xfail that passes does."""
+    MASKED = "masked"
+    """Not checked, because each test of it that ran stopped at a declared deviation of another
+    clause (one it relies on, or another of its own): no part of a verdict's failures, for the
+    deviation explains it; it reads passed again once that deviation is fixed."""
 
 
 ACCEPTABLE = frozenset({Outcome.PASSED, Outcome.DEVIATION, Outcome.NOT_APPLICABLE})
@@ -483,9 +488,9 @@ def clause_status(tests: Sequence[Result], clause: str | None = None) -> tuple[S
         )
     other = first(Outcome.DEVIATION)
     if other is not None:
-        return Status.UNTESTED, (
-            f"{other.nodeid} stopped at an expected deviation of {', '.join(other.failed_clauses)}"
-        )
+        relied = bool(other.blocked_by) and set(other.blocked_by) <= set(other.relies_on)
+        how = "relies on declared" if relied else "stopped at an expected deviation of"
+        return Status.MASKED, f"{other.nodeid} {how} {', '.join(other.failed_clauses)}"
     return Status.UNTESTED, ""
 
 
@@ -564,6 +569,9 @@ class Verdict:
     should_failed: tuple[str, ...] = ()
     """The SHOULD and SHOULD NOT clauses of the profile that failed: no part of the verdict,
     which says them all the same."""
+    masked: int = 0
+    """Clauses no test could check past a declared deviation (:attr:`Status.MASKED`): neither
+    passed nor failed; the verdict says how many."""
 
     @property
     def covers(self) -> str:
@@ -576,7 +584,7 @@ class Verdict:
     def kind(self) -> Kind:
         if self.failed or self.untested:
             return Kind.DOES_NOT_CONFORM
-        return Kind.DEVIATES if self.deviations else Kind.CONFORMS
+        return Kind.DEVIATES if self.deviations or self.masked else Kind.CONFORMS
 
     @property
     def text(self) -> str:
@@ -592,9 +600,10 @@ class Verdict:
         if kind is Kind.CONFORMS:
             return f"CONFORMS ({self.passed}/{self.applicable})"
         if kind is Kind.DEVIATES:
+            masked = f", {self.masked} masked by them" if self.masked else ""
             return (
                 f"CONFORMS WITH {self.deviations} DECLARED DEVIATIONS "
-                f"({self.passed}/{self.applicable} passed)"
+                f"({self.passed}/{self.applicable} passed{masked})"
             )
         return f"DOES NOT CONFORM ({self.failed} failed, {self.untested} untested)"
 
@@ -611,6 +620,7 @@ class Verdict:
             "untested": self.untested,
             "not_applicable": self.not_applicable,
             "not_run": self.not_run,
+            "masked": self.masked,
             "should_failed": list(self.should_failed),
         }
 
@@ -652,6 +662,7 @@ def verdict(
         untested=counts[Status.UNTESTED],
         not_applicable=counts[Status.NOT_APPLICABLE],
         not_run=counts[Status.NOT_RUN],
+        masked=counts[Status.MASKED],
         without=_without(absent),
         should_failed=tuple(should_failed),
     )
@@ -769,6 +780,9 @@ STATUS_MEANINGS = {
     Status.DEVIATION_FIXED: "declared as a deviation, yet no check of it failed: remove the "
     "line; it fails the run",
     Status.NOT_TESTABLE: "no test of this suite can check it; the reason is the spec's",
+    Status.MASKED: "not checked: each test of it stopped at a declared deviation of a clause it "
+    "relies on (or of another of its clauses); the deviation explains it, so it does not fail "
+    "the run",
 }
 """What each status means: the legend of a Markdown report."""
 
