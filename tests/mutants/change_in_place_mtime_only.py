@@ -22,8 +22,8 @@ class _MtimeOnlyReader(_VerifiedReader):
 
 
 class FileBackedData(reference.FileBackedData):
-    def _open(self) -> _VerifiedReader:
-        return _MtimeOnlyReader(self._location, self._identity, self._size)
+    def _open(self, directory: int | None = None) -> _VerifiedReader:
+        return _MtimeOnlyReader(self._location, self._identity, self._size, directory)
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
