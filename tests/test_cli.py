@@ -708,7 +708,12 @@ def test_a_port_declared_by_the_clauses_it_failed_conforms_with_exactly_those(
     """The porter's route of issue 23: run, declare the clauses the report failed (by clause),
     run again: exit 0, and exactly those clauses read "expected deviation"."""
     impl = "tests.impls.merge_drops_layout"
-    plain = cordspec("run", "--impl", impl, "--report", "plain.json", "--", "-n", "2", cwd=tmp_path)
+    # one seed for both runs: the store machine draws the same examples, so the second run meets
+    # the failures the first one declared (another draw can find the port's bug under NDS-KEY-6)
+    seed = "--hypothesis-seed=0"
+    plain = cordspec(
+        "run", "--impl", impl, "--report", "plain.json", "--", "-n", "2", seed, cwd=tmp_path
+    )  # fmt: skip
     assert plain.code == pytest.ExitCode.TESTS_FAILED, plain.why()
     failed = sorted(c for c, s in plain.statuses("plain.json").items() if s == "failed")
     assert failed and all(c.startswith("NDS-") for c in failed), failed
@@ -716,7 +721,7 @@ def test_a_port_declared_by_the_clauses_it_failed_conforms_with_exactly_those(
     (tmp_path / "port.deviations").write_text(lines, encoding="utf-8")
     declared = cordspec(
         "run", "--impl", impl, "--deviations", "port.deviations", "--report", "declared.json",
-        "--", "-n", "2", cwd=tmp_path,
+        "--", "-n", "2", seed, cwd=tmp_path,
     )  # fmt: skip
     assert declared.code == 0, declared.why()
     statuses = declared.statuses("declared.json")
