@@ -258,10 +258,7 @@ def _run_each(
 # --- each step -----------------------------------------------------------------------------------
 
 
-_EXIT_UNDER_INTERRUPTS = child_script(r"""
-import signal
-# Python's handler, also where this process started with SIGINT ignored (as a background job does)
-signal.signal(signal.SIGINT, signal.default_int_handler)
+_TWENTY_OWNERS = r"""
 owners = []
 for i in range(20):
     path = os.path.join(directory, f"owned{i}.bin")
@@ -269,7 +266,19 @@ for i in range(20):
         f.write(b"x" * 1000)
     owners.append(impl.FileBackedData.move_from(path) if i % 2 else
                   impl.FileBackedData(path, cleanup=True))
-print(len(os.listdir(directory)))
+"""
+"""Twenty owned files of 1000 bytes in ``directory``, half moved, half owned by the constructor:
+what the exit tests release under a signal."""
+
+
+_EXIT_UNDER_INTERRUPTS = child_script(
+    r"""
+import signal
+# Python's handler, also where this process started with SIGINT ignored (as a background job does)
+signal.signal(signal.SIGINT, signal.default_int_handler)
+"""
+    + _TWENTY_OWNERS
+    + r"""print(len(os.listdir(directory)))
 
 def interrupted(real):
     def call(*args, **kwargs):
@@ -281,24 +290,21 @@ def interrupted(real):
 
 os.unlink, os.remove = interrupted(os.unlink), interrupted(os.remove)
 raise KeyboardInterrupt  # the first Ctrl-C: the interpreter exits, releasing the owned files
-""")
+"""
+)
 
 
-_EXIT_UNDER_SIGTERM = child_script(r"""
+_EXIT_UNDER_SIGTERM = child_script(
+    r"""
 import signal
 
 def graceful(signum, frame):
     sys.exit(143)  # graceful-shutdown code: a SIGTERM handler that raises SystemExit
 
 signal.signal(signal.SIGTERM, graceful)
-owners = []
-for i in range(20):
-    path = os.path.join(directory, f"owned{i}.bin")
-    with open(path, "wb") as f:
-        f.write(b"x" * 1000)
-    owners.append(impl.FileBackedData.move_from(path) if i % 2 else
-                  impl.FileBackedData(path, cleanup=True))
-print(len(os.listdir(directory)), flush=True)
+"""
+    + _TWENTY_OWNERS
+    + r"""print(len(os.listdir(directory)), flush=True)
 sent = []
 
 def terminated(real):
@@ -312,7 +318,8 @@ def terminated(real):
 
 os.unlink, os.remove = terminated(os.unlink), terminated(os.remove)
 # the script ends: the interpreter exits normally, releasing the owned files
-""")
+"""
+)
 
 
 # --- forks while another thread is inside move_from -----------------------------------------------
