@@ -2,17 +2,23 @@
 ``tests/mutants/`` by a failure of a clause the mutant's docstring names, blame at most
 ``MAX_OTHERS`` other clauses for it, and pass the reference.
 
-Each mutant runs in a child ``python -m conformance run --profile strict`` over the whole suite (as
-a user would run it, in one worker: ``subprocess_env`` sets ``CORDSPEC_WORKERS=1``, as this run
-already runs a child per core), with a user's default Hypothesis settings made deterministic
-(``dev-no-shrink`` and a fixed ``--hypothesis-seed``). The reference and ``_control`` (the mutants'
-shared scaffolding, unbroken) must pass. These runs carry the ``meta`` marker (``tox -e meta``,
-``pytest -m meta -n 2``): parametrized, so xdist runs two at a time. ``docs/mutation.md`` lists
-each mutant's failed clauses.
+Each mutant runs in a child ``python -m conformance run --profile strict``, as a user would run
+it, with a user's default Hypothesis settings made deterministic (``dev-no-shrink`` and a fixed
+``--hypothesis-seed``), over the suite's tests that can see it: those that, against the
+reference, run a method the mutant replaces, read a field of the ``Implementation`` it replaces,
+or start a child (:mod:`tests.mutants._impact`; the others run the same code against the mutant
+as against the reference, so they cannot change its verdict). The map of what each test reaches
+is recorded once per meta run, by a run against the reference in the same settings that must
+pass; ``_control`` (the mutants' shared scaffolding, unbroken) must pass the whole suite. These
+runs carry the ``meta`` marker (``tox -e meta``, ``pytest -m meta -n 2``): parametrized, so
+xdist runs two at a time, and each child runs its tests in its own process (``-p no:xdist``: a
+worker of its own would cost a second of start-up per mutant). ``docs/mutation.md`` lists each
+mutant's failed clauses.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
@@ -23,8 +29,9 @@ from typing import Any
 import pytest
 
 from conformance.harness.hypothesis_profiles import NO_SHRINK
-from tests.children import REPO, subprocess_env
-from tests.mutants import breaks, mutant_names
+from tests.children import REPO, shared_runs, subprocess_env
+from tests.mutants import _impact, breaks, mutant_names
+from tests.mutants._impact import ImpactMap
 
 TIMEOUT = 900
 MUTANTS = mutant_names()
@@ -62,16 +69,24 @@ class Run:
     def failed(self) -> list[str]:
         return [c["id"] for c in self.report["clauses"] if c["status"] == "failed"]
 
+    def failed_tests(self) -> set[str]:
+        return {
+            t["nodeid"]
+            for c in self.report["clauses"]
+            for t in c["tests"]
+            if t["outcome"] == "failed"
+        }
+
     def summary(self) -> str:
         tail = "\n".join(self.output.splitlines()[-40:])
         return f"exit {self.returncode}; failed clauses {self.failed()}\n{tail}"
 
 
-def _cordspec(*args: str) -> subprocess.CompletedProcess[str]:
+def _cordspec(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "conformance", *args],
         cwd=REPO,
-        env=subprocess_env(),
+        env=env or subprocess_env(),
         capture_output=True,
         text=True,
         timeout=TIMEOUT,
@@ -79,16 +94,57 @@ def _cordspec(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def run_suite(impl: str, report: Path) -> Run:
-    """Run the whole suite against ``impl`` (strict profile) in a child process."""
-    done = _cordspec(
+def _settings(impl: str, report: Path) -> list[str]:
+    """The arguments of a mutant's run: the strict profile, seeded, as described above."""
+    return [
         "run", "--impl", impl, "--profile", "strict", "--report", str(report),
         "--hypothesis-profile", HYPOTHESIS_PROFILE,
         "--", "-q", f"--hypothesis-seed={HYPOTHESIS_SEED}",
-    )  # fmt: skip
+    ]  # fmt: skip
+
+
+def run_suite(impl: str, report: Path, only: set[str] | None = None) -> Run:
+    """Run the suite against ``impl`` (strict profile) in a child process: the whole suite, or
+    the tests whose node ids are ``only``."""
+    args, env = _settings(impl, report), subprocess_env()
+    if only is not None:
+        chosen = report.with_name("selected.txt")
+        chosen.write_text("\n".join(sorted(only)), encoding="utf-8")
+        args += ["-p", "no:xdist", "-p", _impact.__name__]
+        env[_impact.SELECT_VARIABLE] = str(chosen)
+    done = _cordspec(*args, env=env)
     output = done.stdout + done.stderr
     assert report.is_file(), f"no report from the run against {impl}:\n{output}"
     return Run(done.returncode, output, json.loads(report.read_text(encoding="utf-8")))
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """The run against the reference that recorded the impact map, and the map."""
+
+    run: Run
+    map: ImpactMap
+
+
+@pytest.fixture(scope="session")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Recorded:
+    """The impact map, recorded once per meta run (the xdist workers share it), by a run of the
+    whole suite against the reference (:data:`_impact.WATCHED`) in the mutants' settings."""
+    args = [*_settings(f"{_impact.__name__}:WATCHED", Path("report.json")), "-p", "no:xdist"]
+    args += ["-p", _impact.__name__]
+    env = subprocess_env(**{_impact.RECORD_VARIABLE: "impact.json"})
+    runs = shared_runs(
+        tmp_path_factory, "impact", {"reference": [sys.executable, "-m", "conformance", *args]},
+        env=env, timeout=TIMEOUT,
+    )  # fmt: skip
+    directory, done = runs["reference"]
+    output = done.stdout + done.stderr
+    report = directory / "report.json"
+    assert report.is_file(), f"no report from the recording run:\n{output}"
+    run = Run(done.returncode, output, json.loads(report.read_text(encoding="utf-8")))
+    found = directory / "impact.json"
+    assert found.is_file(), f"the recording run wrote no map: {run.summary()}"
+    return Recorded(run, ImpactMap.from_json(found.read_text(encoding="utf-8")))
 
 
 def test_there_are_enough_mutants() -> None:
@@ -111,22 +167,43 @@ def test_mutant_docstring_names_known_clauses(name: str) -> None:
 
 @pytest.mark.meta
 @pytest.mark.parametrize("name", MUTANTS)
-def test_mutant_fails_its_clauses_and_few_others(name: str, tmp_path: Path) -> None:
+def test_mutant_fails_its_clauses_and_few_others(
+    name: str, tmp_path: Path, recorded: Recorded
+) -> None:
     named = breaks(name)
-    run = run_suite(f"tests.mutants.{name}:IMPLEMENTATION", tmp_path / "report.json")
-    assert run.returncode == pytest.ExitCode.TESTS_FAILED, f"{name}: {run.summary()}"
+    target = f"tests.mutants.{name}:IMPLEMENTATION"
+    only = recorded.map.select(importlib.import_module(f"tests.mutants.{name}").IMPLEMENTATION)
+    run = run_suite(target, tmp_path / "report.json", only)
+    ran = "the whole suite" if only is None else f"the {len(only)} tests that can see it"
+    assert run.returncode == pytest.ExitCode.TESTS_FAILED, f"{name} ({ran}): {run.summary()}"
     failed = run.failed()
     caught = [c for c in named if c in failed]
     assert caught, f"{name} was rejected, but by none of {', '.join(named)}: {run.summary()}"
     others = [c for c in failed if c not in named]
     bound = OVER_THE_BOUND[name] + VARIANCE if name in OVER_THE_BOUND else MAX_OTHERS
-    assert len(others) <= bound, f"{name} is blamed on {others} too: {run.summary()}"
+    assert len(others) <= bound, f"{name} is blamed on {others} too ({ran}): {run.summary()}"
+
+
+NARROWED = "placeholder_in_tmpdir"
+"""A mutant run both ways by the test below: a third of the suite can see it, and some of its
+failures are seen only in child interpreters (the release at exit), which the impact map reaches
+only through what the children append."""
 
 
 @pytest.mark.meta
-@pytest.mark.parametrize("impl", ["reference", "tests.mutants._control:IMPLEMENTATION"])
-def test_conforming_implementation_passes(impl: str, tmp_path: Path) -> None:
-    run = run_suite(impl, tmp_path / "report.json")
+def test_a_narrowed_run_fails_the_tests_a_whole_run_fails(
+    tmp_path: Path, recorded: Recorded
+) -> None:
+    target = f"tests.mutants.{NARROWED}:IMPLEMENTATION"
+    only = recorded.map.select(importlib.import_module(f"tests.mutants.{NARROWED}").IMPLEMENTATION)
+    assert only is not None and len(only) < len(recorded.map.tests)
+    whole = run_suite(target, tmp_path / "whole.json")
+    narrowed = run_suite(target, tmp_path / "narrowed.json", only)
+    assert whole.failed_tests(), whole.summary()
+    assert narrowed.failed_tests() == whole.failed_tests(), narrowed.summary()
+
+
+def _conforms(run: Run) -> None:
     assert run.returncode == 0, run.summary()
     assert run.report["exit_ok"], run.summary()
     short = [
@@ -138,3 +215,14 @@ def test_conforming_implementation_passes(impl: str, tmp_path: Path) -> None:
         )
     ]
     assert short == [], run.summary()
+
+
+@pytest.mark.meta
+def test_the_reference_passes_while_its_impact_is_recorded(recorded: Recorded) -> None:
+    _conforms(recorded.run)
+    assert len(recorded.map.tests) == sum(recorded.run.report["tests"].values())
+
+
+@pytest.mark.meta
+def test_the_mutants_scaffolding_passes(tmp_path: Path) -> None:
+    _conforms(run_suite("tests.mutants._control:IMPLEMENTATION", tmp_path / "report.json"))
