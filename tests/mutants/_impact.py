@@ -249,9 +249,10 @@ class _Recorder:
     def audit(self, event: str, args: tuple[Any, ...]) -> None:
         """A profile function put in place of the recorder's blinds it for the current test; a
         new thread putting in the recorder's (``threading.setprofile``) does not."""
-        if event == "sys.setprofile" and not self.mine:
-            if sys._getframe(1).f_code.co_filename != threading.__file__:
-                self.note("B", "")
+        if event != "sys.setprofile" or self.mine:
+            return
+        if sys._getframe(1).f_code.co_filename != threading.__file__:
+            self.note("B", "")
 
     def start(self) -> None:
         self.mine = True
