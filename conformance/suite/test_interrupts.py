@@ -513,6 +513,7 @@ class TestInterrupts:
             assert done > steps
 
     @clause("FBD-INTR-1")
+    @MOVED  # the owner is made by move_from
     @OBSERVED_BY_CLOSING
     @needs_proc
     @SIGNALS
@@ -570,6 +571,7 @@ class TestInterrupts:
             assert left == [], f"{len(left)} owned file(s) left after a SIGTERM at exit"
 
     @clause("FBD-FORK-2")
+    @MOVED  # the thread and the child move_from
     @needs_fork
     def test_fork_at_each_line_of_a_concurrent_move_from(
         self, impl: Implementation, scratch: Path
@@ -608,7 +610,9 @@ class TestInterrupts:
     @clause("FBD-INTR-1")
     @OBSERVED_BY_CLOSING
     @needs_proc
-    @pytest.mark.parametrize("what", [pytest.param("constructor", marks=OWNING), "close"])
+    @pytest.mark.parametrize(
+        "what", [pytest.param("constructor", marks=OWNING), pytest.param("close", marks=MOVED)]
+    )
     def test_campaign_of_interrupted_owning_and_closing(
         self,
         impl: Implementation,
@@ -643,6 +647,7 @@ class TestInterrupts:
                 _report(request, f"interrupted {what} ({mode})", done)
 
     @clause("FBD-FORK-2")
+    @MOVED  # the thread and the child move_from
     @needs_fork
     def test_campaign_of_forks_during_moves(
         self, impl: Implementation, scratch: Path, request: pytest.FixtureRequest
