@@ -1,7 +1,7 @@
 """Write docs/mutation.md's table of failed clauses per mutant from a meta run's reports.
 
-``tests/test_mutants.py`` runs each mutant over the whole suite with a JSON report in its
-``tmp_path``; run the meta tests with a ``--basetemp`` outside the repository (the child runs of
+``tests/test_mutants.py`` runs each mutant (over the tests that can see it) with a JSON report in
+its ``tmp_path``; run the meta tests with a ``--basetemp`` outside the repository (the child runs of
 the suite must not find its configuration) and point this at it::
 
     tox -e meta -- --basetemp=/tmp/meta
@@ -44,7 +44,7 @@ def failed_clauses(base: Path) -> dict[str, list[str]]:
 def table(failed: dict[str, list[str]], note: str) -> str:
     """The section: a row per mutant, then who is over the bound."""
     rows = [
-        "## Failed clauses per mutant (whole suite)",
+        "## Failed clauses per mutant",
         "",
         note,
         "",
