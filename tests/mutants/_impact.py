@@ -6,11 +6,13 @@ A mutant differs from the reference only in what it replaces: methods of a refer
 code of the reference's method is not run), or a whole field of the ``Implementation`` (a hook
 object). A test that, against the reference, runs none of the replaced methods and reads none of
 the replaced fields runs the same code against the mutant, and so has the same outcome: leaving
-it out changes no verdict. What the map cannot see is run whatever the mutant: a test that starts
-a child (``fork``, a subprocess) or reads ``target`` (to load the implementation in a child, which
-a warm parent may fork), since the child is not recorded, or that puts its own profile function
-in place of the recorder's; and a mutant whose change the map cannot name (a data
-attribute, a special method the reference does not define) runs the whole suite.
+it out changes no verdict. A test's children count as the test: those it forks, and the child
+interpreters that load the implementation (fresh, or forked by a warm parent), append what they
+reach to a file the test process reads after each test. What the map cannot see is run whatever
+the mutant: a test that puts its own profile function in place of the recorder's; and a mutant
+whose change the map cannot name (a data attribute, a special method the reference does not
+define, code run outside any test) runs the whole suite. A child that loads the implementation
+by another route than ``target`` would not be seen: the suite's children all load it by name.
 
 This module is a pytest plugin for the child ``cordspec run`` (``-p tests.mutants._impact``):
 with ``$CORDSPEC_IMPACT_RECORD`` it records the map into that file (against :data:`WATCHED`, the
@@ -238,7 +240,10 @@ class _Recorder:
             self.blind.add(self.current)
 
     def forked(self) -> None:
-        """In a child just forked: nothing written yet, by this process."""
+        """In a child just forked: nothing written yet, by this process, which opens the file
+        for itself (a descriptor inherited from a warm parent is not left open)."""
+        if self.fd >= 0:
+            os.close(self.fd)
         self.written = set()
         self.fd = -1
 
