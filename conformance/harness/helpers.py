@@ -3,11 +3,15 @@ contents and digests, and deep views of a store's output."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import itertools
 import os
 import re
-from collections.abc import Mapping, Sequence
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +25,7 @@ StateEntry = tuple[str, int, int, object]
 __all__ = [
     "PLACEHOLDER_GLOB",
     "PREFIX",
+    "SHM",
     "Blobs",
     "State",
     "buffer_ids",
@@ -33,6 +38,7 @@ __all__ = [
     "placeholders",
     "real_sha256",
     "sha",
+    "shm_directory",
     "snapshot",
     "sparse",
     "state",
@@ -147,6 +153,24 @@ def sparse(path: Path, size: int, head: bytes = b"", tail: bytes = b"") -> Path:
         f.seek(size - len(tail))
         f.write(tail)
     return path
+
+
+SHM = Path("/dev/shm")
+"""Where Linux mounts a tmpfs: another filesystem than a disk's, with no journal."""
+
+
+@contextlib.contextmanager
+def shm_directory(room: int = 0) -> Iterator[Path]:
+    """A fresh directory under :data:`SHM`, removed with what it holds after the block; OSError
+    where there is no ``/dev/shm``, it has less than ``room`` bytes free, or none can be made."""
+    free = os.statvfs(SHM)
+    if free.f_bavail * free.f_frsize < room:
+        raise OSError(errno.ENOSPC, f"less than {room} bytes free", str(SHM))
+    directory = Path(tempfile.mkdtemp(prefix="cordspec-", dir=SHM))
+    try:
+        yield directory
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def zeros_digest(size: int, head: bytes = b"", tail: bytes = b"") -> bytes:

@@ -11,14 +11,12 @@ closes, 400 forks).
 from __future__ import annotations
 
 import contextlib
-import errno
 import functools
 import gc
 import os
 import shutil
 import signal
 import sys
-import tempfile
 import threading
 import time
 import warnings
@@ -31,6 +29,7 @@ import pytest
 
 from conformance.api import FileBackedData, Implementation
 from conformance.harness.child import child_script, run_child
+from conformance.harness.helpers import shm_directory
 from conformance.harness.interrupts import (
     Interrupter,
     Mode,
@@ -446,19 +445,12 @@ class TestInterrupts:
         what an interrupt or a fork does to ``move_from`` and ``close()``, which no filesystem
         changes; on a journalling filesystem on a virtual disk a file made and removed costs about
         0.5 ms (in tmpfs 0.03 ms), most of these tests' time."""
-        shm = Path("/dev/shm")
-        try:
-            room = os.statvfs(shm)
-            if room.f_bavail * room.f_frsize < SCRATCH_ROOM:
-                raise OSError(errno.ENOSPC, "too little room", str(shm))
-            directory = Path(tempfile.mkdtemp(prefix="cordspec-", dir=shm))
-        except OSError:  # no /dev/shm, or no room there: the test directory serves
-            yield tmp_path
-            return
-        try:
+        with contextlib.ExitStack() as held:
+            try:
+                directory = held.enter_context(shm_directory(SCRATCH_ROOM))
+            except OSError:  # no /dev/shm, or no room there: the test directory serves
+                directory = tmp_path
             yield directory
-        finally:
-            shutil.rmtree(directory, ignore_errors=True)
 
     @clause("FBD-INTR-1")
     @OBSERVED_BY_CLOSING

@@ -9,12 +9,12 @@ against the real one.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fnmatch
 import hashlib
 import os
 import re
-import shutil
 import stat
 import tempfile
 from collections.abc import Iterator
@@ -27,7 +27,14 @@ from pyfakefs.fake_filesystem import FakeFilesystem
 
 from conformance.api import FileBackedData, Implementation
 from conformance.harness.checks import blame, check
-from conformance.harness.helpers import PLACEHOLDER_GLOB, Blobs, placeholders, sparse
+from conformance.harness.helpers import (
+    PLACEHOLDER_GLOB,
+    SHM,
+    Blobs,
+    placeholders,
+    shm_directory,
+    sparse,
+)
 from conformance.harness.measure import BIG, READ_BOUND, io_counters
 
 clause = pytest.mark.clause
@@ -236,19 +243,16 @@ class TestAnotherDevice:
     @pytest.fixture
     def shm_dir(self, tmp_path: Path) -> Iterator[Path]:
         """A directory under /dev/shm, on another device than the test directory."""
-        root = Path("/dev/shm")
-        if not root.is_dir():
+        if not SHM.is_dir():
             pytest.skip("this machine has no /dev/shm: no second filesystem to move within")
-        if root.stat().st_dev == tmp_path.stat().st_dev:
+        if SHM.stat().st_dev == tmp_path.stat().st_dev:
             pytest.skip("/dev/shm is on the same filesystem as the test directory here")
-        try:
-            directory = Path(tempfile.mkdtemp(prefix="cordspec-", dir=root))
-        except OSError as exc:
-            pytest.skip(f"cannot create a directory in /dev/shm here: {exc}")
-        try:
+        with contextlib.ExitStack() as held:
+            try:
+                directory = held.enter_context(shm_directory())
+            except OSError as exc:
+                pytest.skip(f"cannot create a directory in /dev/shm here: {exc}")
             yield directory
-        finally:
-            shutil.rmtree(directory, ignore_errors=True)
 
     @clause("FBD-MOVE-2", "FBD-MOVE-3", "FBD-MOVE-6")
     def test_on_another_device(self, impl: Implementation, tmp_path: Path, shm_dir: Path) -> None:
