@@ -112,10 +112,18 @@ def run_suite(impl: str, report: Path, only: set[str] | None = None) -> Run:
         chosen.write_text("\n".join(sorted(only)), encoding="utf-8")
         args += ["-p", "no:xdist", "-p", _impact.__name__]
         env[_impact.SELECT_VARIABLE] = str(chosen)
-    done = _cordspec(*args, env=env)
+    return _finished(_cordspec(*args, env=env), report, f"the run against {impl}")
+
+
+def _finished(done: subprocess.CompletedProcess[str], report: Path, what: str) -> Run:
     output = done.stdout + done.stderr
-    assert report.is_file(), f"no report from the run against {impl}:\n{output}"
+    assert report.is_file(), f"no report from {what}:\n{output}"
     return Run(done.returncode, output, json.loads(report.read_text(encoding="utf-8")))
+
+
+def _narrowed(recorded: Recorded, name: str) -> set[str] | None:
+    """The tests that can see mutant ``name``, or None for the whole suite."""
+    return recorded.map.select(importlib.import_module(f"tests.mutants.{name}").IMPLEMENTATION)
 
 
 @dataclass(frozen=True)
@@ -138,10 +146,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory) -> Recorded:
         env=env, timeout=TIMEOUT,
     )  # fmt: skip
     directory, done = runs["reference"]
-    output = done.stdout + done.stderr
-    report = directory / "report.json"
-    assert report.is_file(), f"no report from the recording run:\n{output}"
-    run = Run(done.returncode, output, json.loads(report.read_text(encoding="utf-8")))
+    run = _finished(done, directory / "report.json", "the recording run")
     found = directory / "impact.json"
     assert found.is_file(), f"the recording run wrote no map: {run.summary()}"
     return Recorded(run, ImpactMap.from_json(found.read_text(encoding="utf-8")))
@@ -172,7 +177,7 @@ def test_mutant_fails_its_clauses_and_few_others(
 ) -> None:
     named = breaks(name)
     target = f"tests.mutants.{name}:IMPLEMENTATION"
-    only = recorded.map.select(importlib.import_module(f"tests.mutants.{name}").IMPLEMENTATION)
+    only = _narrowed(recorded, name)
     run = run_suite(target, tmp_path / "report.json", only)
     ran = "the whole suite" if only is None else f"the {len(only)} tests that can see it"
     assert run.returncode == pytest.ExitCode.TESTS_FAILED, f"{name} ({ran}): {run.summary()}"
@@ -195,7 +200,7 @@ def test_a_narrowed_run_fails_the_tests_a_whole_run_fails(
     tmp_path: Path, recorded: Recorded
 ) -> None:
     target = f"tests.mutants.{NARROWED}:IMPLEMENTATION"
-    only = recorded.map.select(importlib.import_module(f"tests.mutants.{NARROWED}").IMPLEMENTATION)
+    only = _narrowed(recorded, NARROWED)
     assert only is not None and len(only) < len(recorded.map.tests)
     whole = run_suite(target, tmp_path / "whole.json")
     narrowed = run_suite(target, tmp_path / "narrowed.json", only)

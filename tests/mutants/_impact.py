@@ -54,10 +54,8 @@ _NOT_BEHAVIOUR = frozenset(
     | {"__parameters__", "__abstractmethods__", "_abc_impl"}
 )
 """What a class body defines that is no behaviour a test could see."""
-_RUNNER = (
-    os.path.join(os.path.dirname(os.path.abspath(api.__file__)), "api.py"),
-    os.path.join(os.path.dirname(os.path.abspath(api.__file__)), "run") + os.sep,
-)
+_API = os.path.abspath(api.__file__)
+_RUNNER = (_API, os.path.join(os.path.dirname(_API), "run", ""))
 """Code that reads an ``Implementation``'s fields only to tell which capabilities it has, and to
 describe it in the report: a mutant that replaces a field keeps it present."""
 _FIELDS = frozenset(f.name for f in dataclasses.fields(Implementation))
@@ -324,8 +322,10 @@ class _Watched(Implementation):
         return super().__getattribute__(name)
 
 
-WATCHED = _Watched(**{f: getattr(reference_adapter.load(), f) for f in _FIELDS})
-WATCHED = dataclasses.replace(WATCHED, target=f"{__name__}:WATCHED")
+WATCHED = _Watched(
+    **{f: getattr(reference_adapter.load(), f) for f in _FIELDS - {"target"}},
+    target=f"{__name__}:WATCHED",
+)
 
 _CHILDREN_VARIABLE = "CORDSPEC_IMPACT_CHILDREN"
 """Set by the recording test process for its children: ``<pid> <file>``, the file they append to."""
