@@ -126,7 +126,8 @@ def test_the_recorder_sees_the_test_its_fork_children_and_its_child_interpreters
     tmp_path: Path,
 ) -> None:
     """One test that forks (the children move and close owners), one that runs child
-    interpreters (a warm parent's forks), one of the store: each has what it reached."""
+    interpreters (a warm parent's forks), the store's: each has what it reached, and what the
+    children reached counts for their test alone."""
     tests = [
         "suite/test_process_end.py::TestFork::test_child_close_or_gc_spares_the_parents_file",
         "suite/test_process_end.py::TestInterpreterExit::test_released",
@@ -136,7 +137,7 @@ def test_the_recorder_sees_the_test_its_fork_children_and_its_child_interpreters
     done = subprocess.run(
         [sys.executable, "-m", "conformance", "run", "--impl", f"{_impact.__name__}:WATCHED",
          "--report", str(tmp_path / "report.json"), "--", "-q", "-p", "no:xdist",
-         "-p", _impact.__name__, "-k", "child_close_or_gc or test_released or TestStoreAdd"],
+         "-p", _impact.__name__, "-k", "child_close_or_gc or test_released or test_store_add"],
         cwd=REPO, env=subprocess_env(**{_impact.RECORD_VARIABLE: str(out)}),
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
@@ -150,3 +151,7 @@ def test_the_recorder_sees_the_test_its_fork_children_and_its_child_interpreters
     assert all(after_fork in found.calls[t] for t in forked), {t: found.calls[t] for t in forked}
     assert all(release in found.calls[t] for t in exits), {t: found.calls[t] for t in exits}
     assert not found.blind & (forked | exits)
+    stored = {t for t in found.tests if t.startswith(tests[2])}
+    add = _key(reference.NamedDataStore.add_named_data)
+    assert stored and all(add in found.calls[t] for t in stored)
+    assert not any(after_fork in found.calls[t] or release in found.calls[t] for t in stored)
