@@ -1,6 +1,7 @@
 """Signal deferral: run a step that no Python signal handler may split (SIGINT's, a SIGTERM handler
-that raises ``SystemExit``, any other), then hand each deferred signal to its handler and undo the
-step if that raises (FBD-INTR-1)."""
+that raises ``SystemExit``, any other), then hand every deferred signal to its handler, in the
+order they came, and undo the step if one raises (FBD-INTR-1, FBD-INTR-2); what a handler changes
+in signal handling stays changed (FBD-INTR-3)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ T = TypeVar("T")
 _Handler = Callable[[int, FrameType | None], object]
 _Handlers = dict[int, _Handler]
 _signal: Any = importlib.import_module("_signal")  # typeshed does not describe ``_signal``
-_set_handler: Callable[[int, _Handler], object] = _signal.signal
+_set_handler: Callable[[int, object], object] = _signal.signal
 """``signal.signal`` without its Python wrapper, in which an interrupt could land after the C
 call."""
 _get_handler: Callable[[int], object] = _signal.getsignal
@@ -29,9 +30,89 @@ _SIGNALS = tuple(
 """Every signal a handler can be put on, by number."""
 
 
-def _atomically(do: Callable[[], T], undo: Callable[[T], None]) -> T:
-    """``do()`` with every signal that has a Python handler deferred (FBD-INTR-1); a signal that
-    came meanwhile then goes to the handler it was deferred from, still deferred: if that raises,
+class _Deferral:
+    """The handler put on every deferred signal: while active it records each signal that comes;
+    ``deliver`` hands them on. ``handlers`` is what each signal's handler is, as the program sees
+    it: the one deferred from, or whatever a handler run since has put in its place (FBD-INTR-3).
+    Left installed after the step (a handler kept it from ``signal.signal``'s return and put it
+    back), it hands each signal straight on."""
+
+    def __init__(self, handlers: _Handlers) -> None:
+        self.handlers: dict[int, object] = dict(handlers)
+        self.pending: list[tuple[int, FrameType | None]] = []
+        self.active = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if self.active:
+            self.pending.append((signum, frame))
+        else:
+            self._hand(signum, frame)
+
+    def begin(self) -> None:
+        """Put this deferral on every signal of ``handlers``: see ``_replace``."""
+        self.active = True
+        _each(self.handlers, lambda signum, _: _set_handler(signum, self))
+
+    def deliver(self) -> None:
+        """Hand every recorded signal to its handler, in the order they came, still deferred.
+        When one raises, the rest still run before its exception propagates, as CPython runs
+        them at its next check: one that raises too propagates with the first as its context
+        (FBD-INTR-2)."""
+        while self.pending:
+            signum, frame = self.pending.pop(0)
+            try:
+                try:
+                    self._hand(signum, frame)
+                finally:
+                    self._adopt()  # before the next signal, which meets what this one left
+            except BaseException:
+                self.deliver()  # one raised inside this ``except``: Python chains it to this one
+                raise
+
+    def end(self) -> None:
+        """Put back, on every signal still deferred here, the handler the program now has for
+        it, then hand on what came meanwhile. Every handler is put back even when one put back a
+        moment ago runs and raises; that exception is raised after the last (``_each``)."""
+        self.active = False
+        try:
+            _each(
+                {s: h for s, h in self.handlers.items() if _get_handler(s) is self},
+                _set_handler,
+            )
+        finally:
+            self.deliver()
+
+    def _hand(self, signum: int, frame: FrameType | None) -> None:
+        """What the signal would have met had it not been deferred: the handler the program has
+        now for it; ``SIG_IGN`` drops it; the default action (or a handler set from C) is the
+        signal's own, raised again (FBD-INTR-3: "a second Ctrl-C forces quit" quits)."""
+        handler = self.handlers[signum]
+        if callable(handler):
+            handler(signum, frame)
+        elif handler != signal.SIG_IGN:
+            signal.raise_signal(signum)
+
+    def _adopt(self) -> None:
+        """After a handler ran: what it put on any signal is what the program has there now
+        (FBD-INTR-3). A Python handler it put on is recorded and deferred over the rest of the
+        step; ``SIG_DFL`` or ``SIG_IGN`` stays in place, as the program asked."""
+        for signum in _SIGNALS:
+            current = _get_handler(signum)
+            if current is self:
+                continue
+            if callable(current):
+                self.handlers[signum] = current
+                if self.active:
+                    _set_handler(signum, self)
+            elif signum in self.handlers:
+                self.handlers[signum] = current
+
+
+def _atomically(
+    do: Callable[[], T], undo: Callable[[T], None], deferral: type[_Deferral] = _Deferral
+) -> T:
+    """``do()`` with every signal that has a Python handler deferred (FBD-INTR-1); the signals
+    that came meanwhile then go, in order, to their handlers, still deferred: if one raises,
     ``undo`` reverses what ``do`` did before the exception propagates. Outside the main thread,
     or where no signal has a Python handler, no handler can split ``do`` and it simply runs.
     Restoring the handlers is the last thing done; a signal whose handler is back before the
@@ -39,32 +120,22 @@ def _atomically(do: Callable[[], T], undo: Callable[[T], None]) -> T:
     previous = _python_handlers()
     if not previous:
         return do()
-    pending: list[tuple[int, FrameType | None]] = []
-
-    def record(signum: int, frame: FrameType | None) -> None:
-        pending.append((signum, frame))
-
+    deferred = deferral(previous)
     done = False
     try:
-        _replace(previous, record)
+        deferred.begin()
         result = do()
         done = True
-        while pending:
-            signum, frame = pending.pop(0)
-            previous[signum](signum, frame)
+        deferred.deliver()
     except BaseException:
         try:
             if done:  # a deferred signal's handler raised: the step is undone, still deferred
                 undo(result)
-            elif pending:  # ``do`` failed while a signal was deferred: it is not lost
-                signum, frame = pending[0]
-                previous[signum](signum, frame)
         finally:
-            pending.clear()  # one signal is reported, however many came
-            _restore(previous)
+            deferred.end()  # what came during the undo, or before ``do`` failed, is not lost
         raise
     try:
-        _restore(previous)
+        deferred.end()
         return result  # in the ``try``: a signal at this line, its handler back, undoes the step
     except BaseException:  # a handler put back came before the step returned, and raised
         undo(result)
@@ -96,7 +167,7 @@ def _restore(previous: _Handlers) -> None:
     _each(previous, _set_handler)
 
 
-def _each(previous: _Handlers, put: Callable[[int, _Handler], object]) -> None:
+def _each(previous: dict[int, Any], put: Callable[[int, Any], object]) -> None:
     raised: BaseException | None = None
     for signum, handler in previous.items():
         try:

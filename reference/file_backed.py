@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
 from typing import NoReturn
 
-from .deferral import _atomically
+from .deferral import _atomically, _Deferral
 from .location import FileChangedError, Identity, Location, identity_of, locate
 from .ownership import (
     _owner_of,
@@ -29,7 +29,7 @@ from .ownership import (
     _remove_if_same,
     _unregister,
 )
-from .placeholders import PLACEHOLDER_PREFIX, PLACEHOLDER_SUFFIX, _owner_tag
+from .placeholders import PLACEHOLDER_PREFIX, PLACEHOLDER_SUFFIX, _Move, _owner_tag, put_back
 from .verified_reader import (
     CHUNK_SIZE,
     Writable,
@@ -164,49 +164,57 @@ class FileBackedData:
         digest = _check_digest(sha256)  # FBD-MOVE-7: trusted, never checked against the file
         st = os.lstat(source)  # FBD-MOVE-8: checked before any placeholder, no link followed
         _require_regular(source, st)
-        identity = identity_of(st)
+        move = _Move(source, identity_of(st), locate(source, False))
         return _atomically(
-            lambda: cls._move(source, identity, digest),
-            lambda moved: moved._move_back(source),
+            lambda: cls._move(move, digest),
+            lambda moved: moved._move_back(move),
+            cls._deferral,
         )
 
-    @classmethod
-    def _move(cls, source: str, identity: Identity, digest: bytes | None) -> FileBackedData:
-        """move_from's steps, which an interrupt must not split (FBD-INTR-1): an interrupt
-        that left the ``with`` of a lock un-exited would hold the registry lock for ever."""
-        owner = _owner_of(identity)
-        if owner is not None:
-            raise ValueError(f"cannot move {source!r}: it is owned by {owner!r}")
-        return cls._move_held(source, identity, digest)
+    _deferral = _Deferral
+    """How ``move_from`` defers signals (FBD-INTR-1 to 3): a step a port (or a mutant) can
+    change."""
 
     @classmethod
-    def _move_held(cls, source: str, identity: Identity, digest: bytes | None) -> FileBackedData:
+    def _move(cls, move: _Move, digest: bytes | None) -> FileBackedData:
+        """move_from's steps, which an interrupt must not split (FBD-INTR-1): an interrupt
+        that left the ``with`` of a lock un-exited would hold the registry lock for ever."""
+        owner = _owner_of(move.identity)
+        if owner is not None:
+            raise ValueError(f"cannot move {move.source!r}: it is owned by {owner!r}")
+        return cls._move_held(move, digest)
+
+    @classmethod
+    def _move_held(cls, move: _Move, digest: bytes | None) -> FileBackedData:
         """The move itself, in steps a port's variant (or a mutant) can change one at a time:
         naming the placeholder, taking the source, undoing a failed take, putting it back."""
         # FBD-MOVE-2: an exclusive create; FBD-MOVE-3: beside the source, on its filesystem
-        fd, placeholder = tempfile.mkstemp(
+        fd, move.placeholder = tempfile.mkstemp(
             prefix=cls._placeholder_prefix(),
             suffix=PLACEHOLDER_SUFFIX,
-            dir=cls._placeholder_dir(source),
+            dir=cls._placeholder_dir(move.source),
         )
         try:
-            os.close(fd)
+            try:
+                move.empty = identity_of(os.fstat(fd))  # what only the take can have replaced
+            finally:
+                os.close(fd)
             # found before the rename, so that nothing after it can fail for want of a descriptor
-            where = locate(placeholder, False)
-            cls._take(source, placeholder)
+            move.where = locate(move.placeholder, False)
+            cls._take(move.source, move.placeholder)
         except BaseException:  # FBD-MOVE-4, FBD-MOVE-5: no placeholder, the source in place
-            cls._undo(source, placeholder, identity)
+            cls._undo(move)
             raise
         try:
-            moved = os.lstat(placeholder)
-            if identity_of(moved) != identity:
+            moved = os.lstat(move.placeholder)
+            if identity_of(moved) != move.identity:
                 raise FileChangedError(
-                    errno.ESTALE, "the source was replaced while it was being moved", source
+                    errno.ESTALE, "the source was replaced while it was being moved", move.source
                 )
             result = cls.__new__(cls)
-            result._init(placeholder, moved, digest, owner=True, location=where)
-        except BaseException:  # FBD-MOVE-5: renamed back onto the source's path
-            cls._put_back(source, placeholder)
+            result._init(move.placeholder, moved, digest, owner=True, location=move.where)
+        except BaseException:  # FBD-MOVE-5, FBD-MOVE-11: what the rename took goes back
+            cls._put_back(move)
             raise
         return result
 
@@ -226,25 +234,38 @@ class FileBackedData:
         """Put the source file at the placeholder's path."""
         os.replace(source, placeholder)
 
-    @staticmethod
-    def _undo(source: str, placeholder: str, identity: Identity) -> None:
-        """After a failed or interrupted ``_take``: the source back, no placeholder left (an
-        interruption can land after the rename, when the placeholder holds the data)."""
-        if _identity_of(placeholder) == identity:
-            os.replace(placeholder, source)
-        else:
-            _unlink_quietly(placeholder)
+    @classmethod
+    def _undo(cls, move: _Move) -> None:
+        """After a failed or interrupted ``_take``: no placeholder left, and whatever the take
+        moved onto it (it can fail after the rename) back at the source's name (FBD-MOVE-11).
+        Only the empty file ``mkstemp`` made is removed."""
+        if move.where is None or move.empty is None:  # the take never ran: the file is ours
+            _unlink_quietly(move.placeholder)
+            return
+        with move.where.opened_directory() as directory:
+            try:
+                there = identity_of(move.where.stat_in(directory))
+            except FileNotFoundError:
+                return
+            if there == move.empty:
+                os.unlink(move.where.name, dir_fd=directory)
+                return
+        cls._put_back(move)
 
     @staticmethod
-    def _put_back(source: str, placeholder: str) -> None:
-        """After a failure past the rename: the placeholder, which holds the data, back."""
-        os.replace(placeholder, source)
+    def _put_back(move: _Move) -> None:
+        """After a failure past the rename: what is at the placeholder back at the source's name
+        (FBD-MOVE-5), never replacing what took that name meanwhile (FBD-MOVE-11)."""
+        put_back(move)
 
-    def _move_back(self, source: str) -> None:
+    def _move_back(self, move: _Move) -> None:
         """Undo a move whose caller was interrupted before it got the owner: the file goes back
-        to ``source``, and no placeholder or registration is left."""
-        os.replace(self._path, source)
-        self._disown()
+        to the source's name, and no registration is left; where it cannot, the data stays in
+        this directory, unowned, and the error names where (FBD-MOVE-11)."""
+        try:
+            type(self)._put_back(move)
+        finally:
+            self._disown()  # never left to a finalizer that would delete what the caller lacks
 
     @property
     def path(self) -> str:

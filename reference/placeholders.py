@@ -1,14 +1,25 @@
-"""Placeholder names: the prefix and suffix of ``move_from``'s placeholders, and the owner tag
-(``<pid>-<start time>``) that lets a sweep tell whether their owner is gone (FBD-MOVE-10)."""
+"""Placeholders: the prefix and suffix of ``move_from``'s placeholders, the owner tag
+(``<pid>-<start time>``) that lets a sweep tell whether their owner is gone (FBD-MOVE-10), and
+how what a placeholder holds goes back to the source's name (FBD-MOVE-5, FBD-MOVE-11)."""
 
 from __future__ import annotations
 
 import os
+import random
+from dataclasses import dataclass
 
-__all__ = ["PLACEHOLDER_PREFIX", "PLACEHOLDER_SUFFIX", "process_start_time"]
+from .location import Identity, Location
+from .renames import rename_noreplace
+
+__all__ = ["KEPT_INFIX", "PLACEHOLDER_PREFIX", "PLACEHOLDER_SUFFIX", "process_start_time"]
 
 PLACEHOLDER_PREFIX = ".executorch_"
 PLACEHOLDER_SUFFIX = ".data"
+KEPT_INFIX = ".kept-"
+"""Where a put-back finds the source's name taken, the data goes to ``<name>.kept-<random>``
+beside it: a name no sweep matches (FBD-MOVE-11)."""
+_KEPT_TRIES = 100
+_NAME_MAX = 255
 
 
 def process_start_time(pid: int) -> int | None:
@@ -45,3 +56,61 @@ def _owner_tag() -> str:
     if _tag[0] != os.getpid():
         _tag = _make_tag(os.getpid())
     return _tag[1]
+
+
+@dataclass
+class _Move:
+    """One ``move_from``: the source (its path, identity and ``Location``) and, once made, the
+    placeholder (its path, ``Location``, and the identity of the empty file ``mkstemp`` made)."""
+
+    source: str
+    identity: Identity
+    home: Location
+    placeholder: str = ""
+    where: Location | None = None
+    empty: Identity | None = None
+
+
+def put_back(move: _Move) -> None:
+    """Rename what is at the placeholder back to the source's name, through descriptors of both
+    directories and never replacing anything there (FBD-MOVE-5, FBD-MOVE-11). Where that fails
+    (another took the name meanwhile, a directory was moved), nothing is deleted: the data goes
+    to a kept name beside the source if it can, and an ``OSError`` names where it is."""
+    where = move.where
+    if where is None:  # pragma: no cover  # called only once the placeholder is located
+        raise ValueError("put_back before the placeholder was located")
+    kept = where.path
+    try:
+        with where.opened_directory() as held, move.home.opened_directory() as home:
+            try:
+                rename_noreplace(held, where.name, home, move.home.name)
+                return
+            except OSError as exc:
+                failed = exc
+            kept = _keep(held, where, home, move.home) or kept
+    except OSError as exc:  # a directory moved or replaced: the data stays where it is
+        failed = exc
+    raise OSError(
+        failed.errno,
+        f"could not put the data back at {move.home.path!r} ({failed.strerror}); "
+        f"it is kept, unowned, at {kept!r}",
+        kept,
+        None,
+        move.home.path,
+    ) from failed
+
+
+def _keep(held: int, where: Location, home: int, source: Location) -> str | None:
+    """Rename the placeholder ``where`` to a free ``<source name>.kept-<random>`` in the source's
+    directory, never replacing; its path, or None where no such rename can be made."""
+    stem = source.name[: _NAME_MAX - len(KEPT_INFIX) - 8]
+    for _ in range(_KEPT_TRIES):
+        name = f"{stem}{KEPT_INFIX}{random.randbytes(4).hex()}"
+        try:
+            rename_noreplace(held, where.name, home, name)
+        except FileExistsError:
+            continue
+        except OSError:
+            return None
+        return source._replace(name=name).path
+    return None  # pragma: no cover  # a hundred random names all taken

@@ -10,16 +10,17 @@ from __future__ import annotations
 import sys
 
 import reference
+from reference.placeholders import _Move
 
 from . import implementation
 
 
 class FileBackedData(reference.FileBackedData):
-    @staticmethod
-    def _undo(source: str, placeholder: str, identity: tuple[int, int]) -> None:
+    @classmethod
+    def _undo(cls, move: _Move) -> None:
         # called from the reference's ``except BaseException``: acts only as ``except Exception``
         if isinstance(sys.exc_info()[1], Exception):
-            reference.FileBackedData._undo(source, placeholder, identity)
+            super()._undo(move)
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

@@ -15,15 +15,15 @@ import tempfile
 import reference
 from reference.file_backed import PLACEHOLDER_SUFFIX
 from reference.location import locate
+from reference.placeholders import _Move
 
 from . import implementation
 
 
 class FileBackedData(reference.FileBackedData):
     @classmethod
-    def _move_held(
-        cls, source: str, identity: tuple[int, int, int], digest: bytes | None
-    ) -> reference.FileBackedData:
+    def _move_held(cls, move: _Move, digest: bytes | None) -> reference.FileBackedData:
+        source = move.source
         fd, placeholder = tempfile.mkstemp(
             prefix=cls._placeholder_prefix(),
             suffix=PLACEHOLDER_SUFFIX,
@@ -36,8 +36,9 @@ class FileBackedData(reference.FileBackedData):
             os.unlink(placeholder)
             raise
         os.remove(source)
+        move.placeholder, move.where = placeholder, locate(placeholder, False)
         result = cls.__new__(cls)
-        result._init(placeholder, os.lstat(placeholder), digest, True, locate(placeholder, False))
+        result._init(placeholder, os.lstat(placeholder), digest, True, move.where)
         return result
 
 

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import reference
 from reference.file_backed import _unlink_quietly
+from reference.placeholders import _Move
 
 from . import implementation
 
 
 class FileBackedData(reference.FileBackedData):
     @staticmethod
-    def _put_back(source: str, placeholder: str) -> None:
-        _unlink_quietly(placeholder)
+    def _put_back(move: _Move) -> None:
+        _unlink_quietly(move.placeholder)
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

@@ -6,13 +6,14 @@
 from __future__ import annotations
 
 import reference
+from reference.placeholders import _Move
 
 from . import implementation
 
 
 class FileBackedData(reference.FileBackedData):
-    @staticmethod
-    def _undo(source: str, placeholder: str, identity: tuple[int, int]) -> None:
+    @classmethod
+    def _undo(cls, move: _Move) -> None:
         pass
 
 

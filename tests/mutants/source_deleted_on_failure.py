@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import reference
 from reference.file_backed import _unlink_quietly
+from reference.placeholders import _Move
 
 from . import implementation
 
 
 class FileBackedData(reference.FileBackedData):
-    @staticmethod
-    def _undo(source: str, placeholder: str, identity: tuple[int, int]) -> None:
-        for path in (placeholder, source):
+    @classmethod
+    def _undo(cls, move: _Move) -> None:
+        for path in (move.placeholder, move.source):
             _unlink_quietly(path)
 
 
