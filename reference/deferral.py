@@ -34,10 +34,11 @@ class _Deferral:
     """The handler put on every deferred signal: while active it records each signal that comes;
     ``deliver`` hands them on. ``handlers`` is what each signal's handler is, as the program sees
     it: the one deferred from, or whatever a handler run since has put in its place (FBD-INTR-3).
-    Left installed after the step (a handler kept it from ``signal.signal``'s return and put it
-    back), it hands each signal straight on."""
+    A handler that calls ``signal.signal`` gets this deferral back as the previous handler, where
+    the one deferred from stood: put back after the step, it hands each signal to that one."""
 
     def __init__(self, handlers: _Handlers) -> None:
+        self.original = dict(handlers)
         self.handlers: dict[int, object] = dict(handlers)
         self.pending: list[tuple[int, FrameType | None]] = []
         self.active = False
@@ -46,7 +47,7 @@ class _Deferral:
         if self.active:
             self.pending.append((signum, frame))
         else:
-            self._hand(signum, frame)
+            self.original[signum](signum, frame)
 
     def begin(self) -> None:
         """Put this deferral on every signal of ``handlers``: see ``_replace``."""
@@ -73,13 +74,13 @@ class _Deferral:
         """Put back, on every signal still deferred here, the handler the program now has for
         it, then hand on what came meanwhile. Every handler is put back even when one put back a
         moment ago runs and raises; that exception is raised after the last (``_each``)."""
-        self.active = False
         try:
             _each(
                 {s: h for s, h in self.handlers.items() if _get_handler(s) is self},
                 _set_handler,
             )
         finally:
+            self.active = False  # after: a signal that came as its handler was put back is here
             self.deliver()
 
     def _hand(self, signum: int, frame: FrameType | None) -> None:

@@ -19,10 +19,10 @@ class _Restoring(_Deferral):
         pass  # what a handler put on a signal is never looked at
 
     def end(self) -> None:
-        self.active = False
         try:
-            _each(self.handlers, _set_handler)
+            _each(self.original, _set_handler)  # the saved handlers, whatever was put since
         finally:
+            self.active = False
             self.deliver()
 
 
