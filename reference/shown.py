@@ -83,7 +83,8 @@ def _scalar(value: object, base: type | None = None) -> str:
             assert isinstance(value, bytearray)
             data = bytes(bytearray.__getitem__(value, slice(None)))
         if len(data) <= TEXT_LIMIT:
-            return repr(data) if cls is bytes else f"bytearray({data!r})"
+            # bytearray's own repr: it escapes quotes as bytes' does not
+            return repr(data) if cls is bytes else bytearray.__repr__(bytearray(data))
         return f"{data[:ENDS]!r}...{data[-ENDS:]!r} ({len(data)} bytes)"
     if cls is int:
         assert isinstance(value, int)
