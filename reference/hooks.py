@@ -17,7 +17,6 @@ from typing import TypeVar
 from .cord import CordBuffer
 from .file_backed import CHUNK_SIZE, FileBackedData
 from .named_data import NamedDataStore, NamedDataStoreOutput
-from .shown import shown
 
 __all__ = [
     "LOW_MEMORY_MODE",
@@ -199,7 +198,7 @@ def _check_replaceable(path: str) -> None:
     )
     raise FileExistsError(
         errno.EEXIST,
-        f"refusing to write the weights blob {shown(path)}: it exists and is {what}, not a "
+        f"refusing to write the weights blob over what exists at its name, {what}, not a "
         "regular file of this user's (remove it, or export to a directory only you can write)",
         path,
     )
