@@ -30,6 +30,7 @@ from .ownership import (
     _unregister,
 )
 from .placeholders import PLACEHOLDER_PREFIX, PLACEHOLDER_SUFFIX, _Move, _owner_tag, put_back
+from .shown import shown, type_name
 from .verified_reader import (
     CHUNK_SIZE,
     Writable,
@@ -57,16 +58,18 @@ _DIGEST_SIZE = hashlib.sha256().digest_size
 
 def _check_path(path: object) -> str:
     # FBD-INIT-5: a str or a PathLike giving one; no NUL, named in the error
-    if isinstance(path, os.PathLike):
-        path = os.fspath(path)
-    if not isinstance(path, str):
+    # by the types alone (FBD-INIT-9): ``isinstance`` would ask the value its ``__class__``
+    if issubclass(type(path), os.PathLike):
+        path = os.fspath(path)  # type: ignore[call-overload]  # a PathLike: checked above
+    if not issubclass(type(path), str):
         raise TypeError(
-            f"path must be str or os.PathLike[str], not {type(path).__name__}: {path!r}"
+            f"path must be str or os.PathLike[str], not {type_name(path)}: {shown(path)}"
         )
+    assert isinstance(path, str)  # true by its type: no __class__ of its own is asked
     if not path:
         raise ValueError("path must not be empty")
     if "\0" in path:
-        raise ValueError(f"path must not contain a null byte: {path!r}")
+        raise ValueError(f"path must not contain a null byte: {shown(path)}")
     return path
 
 
@@ -74,11 +77,13 @@ def _check_digest(sha256: object) -> bytes | None:
     # FBD-INIT-6: None or 32 bytes, a wrong type or length named
     if sha256 is None:
         return None
-    if not isinstance(sha256, bytes):
-        raise TypeError(f"sha256 must be bytes or None, not {type(sha256).__name__}: {sha256!r}")
-    if len(sha256) != _DIGEST_SIZE:
+    if not issubclass(type(sha256), bytes):  # FBD-INIT-9: by its type alone
+        raise TypeError(f"sha256 must be bytes or None, not {type_name(sha256)}: {shown(sha256)}")
+    assert isinstance(sha256, bytes)  # true by its type: no __class__ of its own is asked
+    if bytes.__len__(sha256) != _DIGEST_SIZE:  # the length itself, not a subclass's
         raise ValueError(
-            f"sha256 must be a {_DIGEST_SIZE}-byte digest, got {len(sha256)} bytes: {sha256!r}"
+            f"sha256 must be a {_DIGEST_SIZE}-byte digest, got {bytes.__len__(sha256)} bytes: "
+            f"{shown(sha256)}"
         )
     return sha256
 
@@ -88,7 +93,7 @@ def _require_regular(path: str, st: os.stat_result) -> None:
     if stat.S_ISDIR(st.st_mode):
         raise IsADirectoryError(errno.EISDIR, "is a directory, not a file", path)
     if not stat.S_ISREG(st.st_mode):
-        raise ValueError(f"not a regular file: {path!r}")
+        raise ValueError(f"not a regular file: {shown(path)}")
 
 
 class FileBackedData:
@@ -101,8 +106,8 @@ class FileBackedData:
         sha256: bytes | None = None,
     ) -> None:
         checked = _check_path(path)
-        if not isinstance(cleanup, bool):  # FBD-INIT-6
-            raise TypeError(f"cleanup must be bool, not {type(cleanup).__name__}: {cleanup!r}")
+        if type(cleanup) is not bool:  # FBD-INIT-6 (bool has no subclasses); FBD-INIT-9
+            raise TypeError(f"cleanup must be bool, not {type_name(cleanup)}: {shown(cleanup)}")
         digest = _check_digest(sha256)
         st = os.lstat(checked)  # FBD-INIT-4: a missing path is FileNotFoundError
         link = stat.S_ISLNK(st.st_mode) and not cleanup  # FBD-INIT-7: only a borrower follows
@@ -290,10 +295,10 @@ class FileBackedData:
         """The first ``size`` bytes (fewer if the blob is shorter): FBD-READ-1, reading only
         those bytes (an unbuffered file)."""
         # FBD-READ-3: an int >= 0, named otherwise
-        if isinstance(size, bool) or not isinstance(size, int):
-            raise TypeError(f"size must be int, not {type(size).__name__}: {size!r}")
+        if type(size) is bool or not issubclass(type(size), int):  # FBD-INIT-9: by type alone
+            raise TypeError(f"size must be int, not {type_name(size)}: {shown(size)}")
         if size < 0:
-            raise ValueError(f"size must be >= 0, got {size}")
+            raise ValueError(f"size must be >= 0, got {shown(size)}")
         self._check_open()
         with self._open() as f:
             return f.read(min(size, self._size))

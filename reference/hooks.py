@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import errno
 import hashlib
 import os
+import stat
+import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -144,10 +148,13 @@ class WeightsBlobPath(str):
     sha256: bytes
     _stamp: tuple[int, int, int, int]
 
-    def __new__(cls, path: str, sha256: bytes) -> WeightsBlobPath:
+    def __new__(
+        cls, path: str, sha256: bytes, stamp: tuple[int, int, int, int] | None = None
+    ) -> WeightsBlobPath:
+        """``stamp``: the file's as it was hashed (by default, what ``path`` names now)."""
         self = super().__new__(cls, path)
         self.sha256 = sha256
-        self._stamp = _stamp(path)
+        self._stamp = _stamp(path) if stamp is None else stamp
         return self
 
     def digest_if_unchanged(self) -> bytes | None:
@@ -160,8 +167,70 @@ class WeightsBlobPath(str):
 
 
 def _stamp(path: str) -> tuple[int, int, int, int]:
-    st = os.stat(path)
+    return _stamp_of(os.stat(path))
+
+
+def _stamp_of(st: os.stat_result) -> tuple[int, int, int, int]:
     return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _check_replaceable(path: str) -> None:
+    """HOOK-MAT-3: ``path`` is free, or a regular file of this user's (a blob an earlier export
+    left) that a rename may replace; anything else (a link, a FIFO, a directory, a file of another
+    user's, planted in a shared directory) is refused with FileExistsError naming it. Read with
+    ``lstat``: nothing at ``path`` is followed or opened."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISREG(st.st_mode) and st.st_uid == os.geteuid():
+        return
+    what = (
+        "a symbolic link"
+        if stat.S_ISLNK(st.st_mode)
+        else "a FIFO"
+        if stat.S_ISFIFO(st.st_mode)
+        else "a directory"
+        if stat.S_ISDIR(st.st_mode)
+        else f"a file of user {st.st_uid}"
+        if stat.S_ISREG(st.st_mode)
+        else "not a regular file"
+    )
+    raise FileExistsError(
+        errno.EEXIST,
+        f"refusing to write the weights blob over what exists at its name, {what}, not a "
+        "regular file of this user's (remove it, or export to a directory only you can write)",
+        path,
+    )
+
+
+def _write_blob(blob_path: str, chunks: Iterable[bytes]) -> tuple[bytes, tuple[int, int, int, int]]:
+    """Write ``chunks`` to ``blob_path``; their digest, and the stamp of the file written.
+
+    HOOK-MAT-3: the blob is created exclusively (``mkstemp``: ``O_CREAT|O_EXCL|O_NOFOLLOW``, mode
+    0600) under a fresh name beside ``blob_path``, then renamed onto it, so no file, link or FIFO
+    planted at ``blob_path`` is opened, followed or written into; the stamp is the descriptor's,
+    of the file this process wrote. On any failure the temporary file is removed."""
+    _check_replaceable(blob_path)  # before the weights are written: a plant fails fast
+    directory, name = os.path.split(blob_path)
+    fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=directory or ".")
+    try:
+        digest = hashlib.sha256()
+        with os.fdopen(fd, "wb") as f:
+            for chunk in chunks:
+                for start in range(0, len(chunk), CHUNK_SIZE):
+                    piece = chunk[start : start + CHUNK_SIZE]
+                    digest.update(piece)
+                    f.write(piece)
+            f.flush()
+            stamp = _stamp_of(os.fstat(f.fileno()))
+        _check_replaceable(blob_path)  # a rename never follows what it replaces: see above
+        os.replace(temporary, blob_path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    return digest.digest(), stamp
 
 
 @dataclass(frozen=True)
@@ -232,18 +301,14 @@ class FileBackedAotiBackend(AotiBackend):
                 f"expected one Weights and one .wrapper.so output, "
                 f"got {len(weights)} and {len(so_paths)}"
             )
-        blob_path = os.path.splitext(so_paths[0])[0] + "_weights.blob"
+        so_path = str.__str__(so_paths[0])  # the path's text, whatever a subclass's methods say
+        blob_path = os.path.splitext(so_path)[0] + "_weights.blob"
         # HOOK-BLOB-1: the weights in order and nothing else (no padding: alignment 1).
-        # HOOK-MAT-2: streamed in CHUNK_SIZE pieces, hashed while written.
-        digest = hashlib.sha256()
-        with open(blob_path, "wb") as f:
-            for chunk in weights[0].chunks:
-                for start in range(0, len(chunk), CHUNK_SIZE):
-                    piece = chunk[start : start + CHUNK_SIZE]
-                    digest.update(piece)
-                    f.write(piece)
+        # HOOK-MAT-2: streamed in CHUNK_SIZE pieces, hashed while written; HOOK-MAT-3: created
+        # exclusively and renamed into place.
+        digest, stamp = _write_blob(blob_path, weights[0].chunks)
         rest = [p for p in paths if not isinstance(p, Weights)]
-        return [*rest, WeightsBlobPath(blob_path, digest.digest())]
+        return [*rest, WeightsBlobPath(blob_path, digest, stamp)]
 
     @classmethod
     def load_weights_blob(

@@ -16,6 +16,7 @@ from itertools import islice
 
 from .cord import CordBuffer
 from .file_backed import FileBackedData
+from .shown import shown, type_name
 
 __all__ = ["FINGERPRINT_PREFIX", "DataEntry", "NamedDataStore", "NamedDataStoreOutput"]
 
@@ -122,24 +123,47 @@ def _fingerprint(data: CordBuffer) -> _Fingerprint:
 
 
 def _where(tag: object) -> str:
-    return "inline in the PTE" if tag is None else f"under external tag {tag!r}"
+    return "inline in the PTE" if tag is None else f"under external tag {shown(tag)}"
+
+
+def _is(value: object, cls: type) -> bool:
+    """``isinstance`` by the value's type alone: a ``__class__`` of its own is not asked (it may
+    raise, or claim a type the value is not)."""
+    return issubclass(type(value), cls)
 
 
 def _checked(
     key: object, data: object, alignment: object, external_tag: object
 ) -> tuple[str, CordBuffer, int, str | None]:
-    if not isinstance(key, str):  # NDS-ADD-6
-        raise TypeError(f"key must be str, not {type(key).__name__}: {key!r}")
-    if not isinstance(data, (bytes, FileBackedData)):  # NDS-ADD-1: the type named
-        raise TypeError(f"Unsupported named data type: {type(data).__name__}")
+    # NDS-ADD-9: every value shown by ``shown``, which runs none of its code
+    if not _is(key, str):  # NDS-ADD-6
+        raise TypeError(f"key must be str, not {type_name(key)}: {shown(key)}")
+    if not (_is(data, bytes) or _is(data, FileBackedData)):  # NDS-ADD-1: the type named
+        raise TypeError(f"Unsupported named data type: {type_name(data)}")
     if alignment is None:  # NDS-ADD-3
         alignment = 1
-    if isinstance(alignment, bool) or not isinstance(alignment, int):  # NDS-ADD-5
-        raise TypeError(f"alignment must be int, not {type(alignment).__name__}: {alignment!r}")
-    alignment = _exact_int(alignment)
+    if _is(alignment, bool) or not _is(alignment, int):  # NDS-ADD-5
+        raise TypeError(f"alignment must be int, not {type_name(alignment)}: {shown(alignment)}")
+    alignment = _exact_int(alignment)  # type: ignore[arg-type]  # an int: _is above
     if alignment <= 0:  # NDS-ADD-3; NDS-ADD-4: any positive int, power of two or not
-        raise ValueError(f"Alignment must be greater than 0, received {alignment}.")
-    return _exact_str(key), data, alignment, _tag(external_tag)
+        raise ValueError(f"Alignment must be greater than 0, received {shown(alignment)}.")
+    text = _text(_exact_str(key), "key")  # type: ignore[arg-type]  # a str: _is above
+    return text, data, alignment, _tag(external_tag)  # type: ignore[return-value]  # data: _is
+
+
+def _text(value: str, what: str) -> str:
+    """``value`` if it is text that UTF-8 can encode, else ValueError naming it (NDS-KEY-7): a
+    lone surrogate, which ``os.fsdecode`` gives for a name that is not UTF-8, would be accepted
+    here and make a later externalize or serialization raise ``UnicodeEncodeError``."""
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(
+                f"{what} {shown(value)} is not valid text: the lone surrogate at index "
+                f"{exc.start} has no UTF-8 encoding"
+            ) from None
+    return value
 
 
 def _exact_str(value: str) -> str:
@@ -157,20 +181,21 @@ def _exact_int(value: int) -> int:
 def _tag(external_tag: object) -> str | None:
     if external_tag is None:
         return None
-    if not isinstance(external_tag, str):  # NDS-ADD-6: a tag is None or a nonempty str
+    if not _is(external_tag, str):  # NDS-ADD-6: a tag is None or a nonempty str
         raise TypeError(
-            f"external_tag must be str or None, not {type(external_tag).__name__}: {external_tag!r}"
+            f"external_tag must be str or None, not {type_name(external_tag)}: "
+            f"{shown(external_tag)}"
         )
-    external_tag = _exact_str(external_tag)
+    external_tag = _exact_str(external_tag)  # type: ignore[arg-type]  # a str: _is above
     if not external_tag:
         raise ValueError("external_tag must not be empty (use None for data inline in the PTE)")
-    return external_tag
+    return _text(external_tag, "external_tag")
 
 
 def _map(what: str, value: object) -> Mapping[object, DataEntry]:
     # NDS-MERGE-7: a map of an output that is not a dict is a TypeError naming it
     if not isinstance(value, (dict, Mapping)):
-        raise TypeError(f"{what} must be a dict, not {type(value).__name__}: {value!r}")
+        raise TypeError(f"{what} must be a dict, not {type_name(value)}: {shown(value)}")
     return value
 
 
@@ -194,12 +219,12 @@ def _maps(
         return buffers, maps, True
     given: object = other.buffers
     if not isinstance(given, (list, Sequence)):
-        raise TypeError(f"buffers must be a list, not {type(given).__name__}: {given!r}")
+        raise TypeError(f"buffers must be a list, not {type_name(given)}: {shown(given)}")
     listed: list[tuple[object, Mapping[object, DataEntry]]] = [
         (None, _map("pte_data", other.pte_data))
     ]
     for name, entries in _map("external_data", other.external_data).items():
-        listed.append((name, _map(f"external_data[{name!r}]", entries)))
+        listed.append((name, _map(f"external_data[{shown(name)}]", entries)))
     count, seen = len(given), dict[object, object]()
     pairs: list[tuple[object, int, _Pairs]] = [
         (tag, len(m), _checked_pairs(tag, m, given, count, seen)) for tag, m in listed
@@ -223,30 +248,32 @@ def _checked_pairs(
             key = _exact_str(key)  # NDS-ADD-8: so that it is found in ``seen`` as the str it is
         if key in seen:  # NDS-MERGE-7: a key in two places of the output
             raise ValueError(
-                f"key {key!r} appears twice in the output: {_where(seen[key])} and {_where(tag)}"
+                f"key {shown(key)} appears twice in the output: "
+                f"{_where(seen[key])} and {_where(tag)}"
             )
         seen[key] = tag
         try:
             index, alignment, layout = entry.buffer_index, entry.alignment, entry.tensor_layout
         except AttributeError:
             raise TypeError(
-                f"entry {key!r} must be a DataEntry, not {type(entry).__name__}: {entry!r}"
+                f"entry {shown(key)} must be a DataEntry, not {type_name(entry)}: {shown(entry)}"
             ) from None
         exact = type(index) is int
         if not exact:
-            if isinstance(index, bool) or not isinstance(index, int):
+            if _is(index, bool) or not _is(index, int):
                 raise ValueError(
-                    f"entry {key!r} refers to buffer {index!r}, but the output has {count}"
+                    f"entry {shown(key)} refers to buffer {shown(index)}, "
+                    f"but the output has {count}"
                 )
             index = _exact_int(index)  # NDS-ADD-8: compared and used as the value it is
         if not 0 <= index < count:
             raise ValueError(
-                f"entry {key!r} refers to buffer {index!r}, but the output has {count}"
+                f"entry {shown(key)} refers to buffer {shown(index)}, but the output has {count}"
             )
         if len(buffers) != count:
             raise ValueError(
                 f"the output's buffers changed while it was merged, from {count} to "
-                f"{len(buffers)}, before entry {key!r}"
+                f"{len(buffers)}, before entry {shown(key)}"
             )
         yield (
             key,
@@ -301,10 +328,14 @@ class NamedDataStore:
         and on interruption."""
         if (
             type(key) is str
+            and key.isascii()  # NDS-KEY-7: text UTF-8 encodes (O(1): a flag of the str)
             and type(data) is bytes
             and type(alignment) is int
             and alignment > 0
-            and (external_tag is None or (type(external_tag) is str and external_tag))
+            and (
+                external_tag is None
+                or (type(external_tag) is str and external_tag and external_tag.isascii())
+            )
         ):  # the usual arguments, checked by type alone: _checked says what is wrong otherwise
             self._add(key, data, alignment, external_tag, tensor_layout)
         else:
@@ -348,16 +379,19 @@ class NamedDataStore:
     def externalize_pte_data(self, max_data_bytes: int, tag_prefix: str) -> None:
         """Move every inline entry to external shards of at most ``max_data_bytes``; atomic."""
         # NDS-EXT-1, NDS-EXT-8: arguments checked before anything changes
+        # (by their types and exact values: NDS-ADD-8, NDS-ADD-9)
         if (
-            isinstance(max_data_bytes, bool)
-            or not isinstance(max_data_bytes, int)
-            or max_data_bytes <= 0
+            _is(max_data_bytes, bool)
+            or not _is(max_data_bytes, int)
+            or _exact_int(max_data_bytes) <= 0
         ):
             raise ValueError(
-                f"external data shard cap must be a positive integer, got {max_data_bytes!r}"
+                f"external data shard cap must be a positive integer, got {shown(max_data_bytes)}"
             )
-        if not isinstance(tag_prefix, str) or not tag_prefix:
-            raise ValueError(f"external data tag prefix must be nonempty, got {tag_prefix!r}")
+        if not _is(tag_prefix, str) or not _exact_str(tag_prefix):
+            raise ValueError(f"external data tag prefix must be nonempty, got {shown(tag_prefix)}")
+        max_data_bytes = _exact_int(max_data_bytes)
+        tag_prefix = _text(_exact_str(tag_prefix), "external data tag prefix")  # NDS-KEY-7
         groups: dict[int, dict[str, DataEntry]] = {}
         for key, entry in self.pte_data.items():
             groups.setdefault(entry.buffer_index, {})[key] = entry  # NDS-EXT-3: by buffer
@@ -405,9 +439,11 @@ class NamedDataStore:
 
     @staticmethod
     def _shard_tag(prefix: str, keys: list[str]) -> str:
-        """A shard's tag: its keys, NUL-separated, hashed (so no two key lists share one):
-        NDS-EXT-4."""
-        return f"{prefix}_{hashlib.sha256(chr(0).join(keys).encode()).hexdigest()}"
+        """A shard's tag: its keys' UTF-8, each NUL in a key written as the byte FF (which UTF-8
+        never holds), joined by NUL and hashed, so no two key lists share one (NDS-EXT-4; for
+        keys without NUL, ExecuTorch's tag)."""
+        joined = b"\0".join(key.encode().replace(b"\0", b"\xff") for key in keys)
+        return f"{prefix}_{hashlib.sha256(joined).hexdigest()}"
 
     def _install(
         self,
@@ -555,12 +591,12 @@ class NamedDataStore:
             )
         if tag != old_tag:
             raise ValueError(
-                f"Duplicate key {key!r} is stored {_where(old_tag)}, not {_where(tag)}"
+                f"Duplicate key {shown(key)} is stored {_where(old_tag)}, not {_where(tag)}"
             )
         if layout != entry.tensor_layout:
             raise ValueError(
-                f"Duplicate key {key!r} with a different tensor layout: "
-                f"{entry.tensor_layout!r}, then {layout!r}"
+                f"Duplicate key {shown(key)} with a different tensor layout: "
+                f"{shown(entry.tensor_layout)}, then {shown(layout)}"
             )
         combined = math.lcm(entry.alignment, alignment)  # NDS-ALIGN-2
         return None if combined == entry.alignment else replace(entry, alignment=combined)
@@ -681,7 +717,7 @@ class _Stage:
             if (
                 type(key) is str
                 and type(data) is bytes
-                and (checked or (type(alignment) is int and alignment > 0))
+                and (checked or (type(alignment) is int and alignment > 0 and key.isascii()))
                 and key not in tags
             ):
                 fingerprint = (len(data), data[:FINGERPRINT_PREFIX])

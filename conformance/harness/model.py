@@ -84,8 +84,9 @@ def alignment_message(alignment: object) -> str:
 
 
 def shard_tag(tag_prefix: str, keys: list[str]) -> str:
-    """The tag of an externalized shard holding ``keys`` (NDS-EXT-4)."""
-    joined = b"\0".join(key.encode("utf-8") for key in sorted(keys))
+    """The tag of an externalized shard holding ``keys`` (NDS-EXT-4; a NUL in a key written as the
+    byte FF, NDS-EXT-9)."""
+    joined = b"\0".join(key.encode("utf-8").replace(b"\0", b"\xff") for key in sorted(keys))
     return f"{tag_prefix}_{hashlib.sha256(joined).hexdigest()}"
 
 

@@ -21,8 +21,9 @@ LAYOUT = ("f32", (1,), (0,))
 
 
 def tag_of(prefix: str, keys: list[str]) -> str:
-    """NDS-EXT-4, computed here: the prefix and the SHA-256 of the sorted keys joined by NUL."""
-    joined = b"\0".join(key.encode("utf-8") for key in sorted(keys))
+    """NDS-EXT-4, computed here: the prefix and the SHA-256 of the sorted keys joined by NUL, each
+    NUL of a key written as the byte FF (NDS-EXT-9; keys without NUL are joined as they are)."""
+    joined = b"\0".join(key.encode("utf-8").replace(b"\0", b"\xff") for key in sorted(keys))
     return f"{prefix}_{hashlib.sha256(joined).hexdigest()}"
 
 
@@ -200,7 +201,7 @@ class TestExternalize:
 
     @clause("NDS-EXT-4")
     def test_tags_and_entry_order(self, impl: Implementation, blobs: Blobs) -> None:
-        keys = ["zeta", "Alpha", "ключ", "a\u00e9", "a\x00b"]
+        keys = ["zeta", "Alpha", "ключ", "a\u00e9", "a\x01b"]  # a NUL: NDS-EXT-9
         store = impl.NamedDataStore()
         for i, key in enumerate(keys):
             store.add_named_data(key, f"data {i}".encode(), 1)
@@ -210,6 +211,29 @@ class TestExternalize:
         assert found == {
             tag_of("my_prefix", keys): sorted(keys),
             tag_of("my_prefix", ["\u0451-last"]): ["\u0451-last"],
+        }
+
+    @clause("NDS-EXT-9")
+    @relies_on("NDS-EXT-2", "NDS-EXT-7")
+    @pytest.mark.parametrize(
+        ("first", "second"),
+        [(["a\0b"], ["a", "b"]), (["a", "b"], ["a\0b"]), (["\0a"], ["", "a"])],
+        ids=["joined-first", "joined-second", "empty-key"],
+    )
+    def test_keys_holding_nul_get_a_tag_of_their_own(
+        self, impl: Implementation, first: list[str], second: list[str]
+    ) -> None:
+        """Two shards whose keys, joined by NUL as they are, are the same bytes: not a
+        collision, each under the tag of its own keys."""
+        store = impl.NamedDataStore()
+        for externalized in (first, second):
+            for i, key in enumerate(externalized):
+                store.add_named_data(key, f"{key!r} {i}".encode(), 1)
+            externalize(store, 1 << 20, "constants")
+        found = {tag: sorted(k for k, *_ in entries) for tag, entries in shards(store).items()}
+        assert found == {
+            tag_of("constants", first): sorted(first),
+            tag_of("constants", second): sorted(second),
         }
 
     @clause("NDS-EXT-5")

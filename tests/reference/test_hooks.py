@@ -238,6 +238,9 @@ class _RecordingFile:
         self._sizes.append(len(data))
         return self._real.write(data)
 
+    def __getattr__(self, name: str):
+        return getattr(self._real, name)
+
     def __enter__(self):
         return self
 
@@ -248,10 +251,8 @@ class _RecordingFile:
 def test_materialize_streams_the_weights_next_to_the_wrapper(tmp_path: Path, monkeypatch) -> None:
     chunks = [os.urandom(2 * CHUNK_SIZE + 5), b"", os.urandom(100), os.urandom(CHUNK_SIZE)]
     sizes: list[int] = []
-    real_open = open
-    monkeypatch.setattr(
-        hooks, "open", lambda p, m: _RecordingFile(real_open(p, m), sizes), raising=False
-    )
+    real_fdopen = os.fdopen  # the blob is written through the descriptor mkstemp made
+    monkeypatch.setattr(hooks.os, "fdopen", lambda fd, m: _RecordingFile(real_fdopen(fd, m), sizes))
     so = str(tmp_path / "m.wrapper.so")
     other = str(tmp_path / "m.json")
     result = FileBackedAotiBackend.materialize_weights_blob([so, Weights(iter(chunks)), other], ON)
@@ -490,3 +491,91 @@ def test_preprocess_multimethod_refuses_unpaired_specs() -> None:
     assert str(raised.value) == "method 'forward' has 2 programs but 1 compile-spec lists"
     results = _Probe.preprocess_multimethod({"forward": [1, 2]}, {"forward": [(), ()]})
     assert [r.processed_bytes for r in results["forward"]] == [b"1", b"2"]
+
+
+# --------------------------------------------------------------------------------------------
+# FileBackedAotiBackend: the blob created exclusively and renamed into place (HOOK-MAT-3)
+
+
+def _materialize_in(directory: Path, chunks: Any) -> Any:
+    so = str(directory / "m.wrapper.so")
+    return FileBackedAotiBackend.materialize_weights_blob([so, Weights(chunks)], ON)
+
+
+@pytest.mark.parametrize("plant", ["link", "dangling-link", "fifo", "directory"])
+def test_a_name_that_is_not_a_regular_file_is_refused(tmp_path: Path, plant: str) -> None:
+    blob = tmp_path / "m.wrapper_weights.blob"
+    target = tmp_path / "target"
+    if plant == "link":
+        target.write_bytes(b"kept")
+    if plant in ("link", "dangling-link"):
+        blob.symlink_to(target)
+    elif plant == "fifo":
+        os.mkfifo(blob)
+    else:
+        blob.mkdir()
+    with pytest.raises(FileExistsError, match="refusing to write the weights blob") as raised:
+        _materialize_in(tmp_path, [b"weights"])
+    assert raised.value.filename == str(blob)
+    assert str(blob) in str(raised.value)
+    assert os.path.lexists(blob)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        {blob.name} | ({"target"} if plant == "link" else set())
+    )
+    if plant == "link":
+        assert target.read_bytes() == b"kept"
+
+
+def test_a_file_of_another_user_is_refused(tmp_path: Path, monkeypatch: Any) -> None:
+    """Seen as another user's by an effective uid that is not the file's owner."""
+    blob = tmp_path / "m.wrapper_weights.blob"
+    blob.write_bytes(b"planted")
+    monkeypatch.setattr(hooks.os, "geteuid", lambda: os.stat(blob).st_uid + 1)
+    with pytest.raises(FileExistsError, match="a file of user"):
+        _materialize_in(tmp_path, [b"weights"])
+    assert blob.read_bytes() == b"planted"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [blob.name]
+
+
+def test_an_earlier_blob_is_replaced_by_a_new_private_file(tmp_path: Path) -> None:
+    blob = tmp_path / "m.wrapper_weights.blob"
+    blob.write_bytes(b"an earlier blob")
+    earlier = os.stat(blob).st_ino
+    held = blob.open("rb")  # keeps the earlier inode alive: a new file cannot reuse its number
+    try:
+        result = _materialize_in(tmp_path, [b"new weights"])
+        assert held.read() == b"an earlier blob"
+    finally:
+        held.close()
+    st = os.stat(blob)
+    assert st.st_ino != earlier and st.st_mode & 0o777 == 0o600
+    assert blob.read_bytes() == b"new weights"
+    assert result[-1].digest_if_unchanged() == hashlib.sha256(b"new weights").digest()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [blob.name]
+
+
+@pytest.mark.parametrize("error", [OSError, KeyboardInterrupt])
+def test_a_failed_write_leaves_no_temporary_file(tmp_path: Path, error: type) -> None:
+    def chunks() -> Any:
+        yield b"first"
+        raise error("the compiler failed")
+
+    with pytest.raises(error):
+        _materialize_in(tmp_path, chunks())
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_stamp_is_of_the_file_written(tmp_path: Path, monkeypatch: Any) -> None:
+    """A file put at the blob's name between the rename and the return is not the one hashed:
+    the stamp comes from the descriptor written, so the digest is not handed on for it."""
+    real_replace = os.replace
+
+    def replace_then_swap(source: str, target: str) -> None:
+        real_replace(source, target)
+        other = tmp_path / "other"
+        other.write_bytes(b"swapped in by someone else")
+        real_replace(other, target)
+
+    monkeypatch.setattr(hooks.os, "replace", replace_then_swap)
+    result = _materialize_in(tmp_path, [b"genuine"])
+    assert result[-1].digest_if_unchanged() is None

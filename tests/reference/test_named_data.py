@@ -777,3 +777,89 @@ def test_a_closed_blob_readded_under_its_own_key_is_refused(make_file, alignment
     with pytest.raises(ValueError, match="closed FileBackedData"):
         store.merge_named_data_store(output)
     assert store.pte_data == {"k": DataEntry(0, 1, None)}
+
+
+# --- keys UTF-8 cannot encode (NDS-KEY-7), keys holding NUL (NDS-EXT-9), shown values -----------
+
+
+@pytest.mark.parametrize("text", ["\udcff", "ascii then \ud800", "\u00e9\udc80"])
+@pytest.mark.parametrize("where", ["key", "tag"])
+def test_a_lone_surrogate_is_refused_at_add(text: str, where: str) -> None:
+    store = NamedDataStore()
+    key, tag = (text, None) if where == "key" else ("k", text)
+    with pytest.raises(ValueError, match="lone surrogate at index") as raised:
+        store.add_named_data(key, b"data", 1, tag)
+    assert repr(text) in str(raised.value)
+    assert store.get_named_data_store_output() == NamedDataStoreOutput([], {}, {})
+
+
+@pytest.mark.parametrize("where", ["key", "tag"])
+def test_a_lone_surrogate_is_refused_by_a_merge_fast_path_too(where: str) -> None:
+    store = NamedDataStore()
+    store.add_named_data("kept", b"kept")
+    entry = DataEntry(0, 1, None)
+    other = (
+        NamedDataStoreOutput([b"data"], {"\udcff": entry}, {})
+        if where == "key"
+        else NamedDataStoreOutput([b"data"], {}, {"\udcff": {"k": entry}})
+    )
+    with pytest.raises(ValueError, match="'\\\\udcff'"):
+        store.merge_named_data_store(other)
+    assert list(store.key_to_buffer_idx) == ["kept"]
+
+
+def test_a_non_ascii_key_takes_the_checked_path_and_is_stored() -> None:
+    store = NamedDataStore()
+    store.add_named_data("\u043a\u043b\u044e\u0447", b"data", 1, "\u00e9")
+    assert store.get_named_data_store_output().external_data == {
+        "\u00e9": {"\u043a\u043b\u044e\u0447": DataEntry(0, 1, None)}
+    }
+
+
+def test_a_tag_prefix_with_a_lone_surrogate_is_refused() -> None:
+    store = NamedDataStore()
+    store.add_named_data("k", b"data")
+    with pytest.raises(ValueError, match="external data tag prefix"):
+        store.externalize_pte_data(100, "p\udcff")
+    assert store.get_named_data_store_output().pte_data == {"k": DataEntry(0, 1, None)}
+
+
+def test_shard_tags_of_keys_holding_nul_differ() -> None:
+    store = NamedDataStore()
+    store.add_named_data("a\0b", b"one")
+    store.externalize_pte_data(100, "c")
+    store.add_named_data("a", b"two")
+    store.add_named_data("b", b"three")
+    store.externalize_pte_data(100, "c")
+    tags = list(store.get_named_data_store_output().external_data)
+    escaped, joined = b"a\xffb", b"a\0b"  # the second as ExecuTorch's, for keys without NUL
+    assert tags == [
+        f"c_{hashlib.sha256(escaped).hexdigest()}",
+        f"c_{hashlib.sha256(joined).hexdigest()}",
+    ]
+
+
+class _Unprintable:
+    def __repr__(self) -> str:
+        raise RuntimeError("repr called")
+
+    __str__ = __format__ = __repr__  # type: ignore[assignment]
+
+
+@pytest.mark.parametrize("argument", ["key", "alignment", "tag"])
+def test_a_bad_value_is_named_without_its_repr(argument: str) -> None:
+    arguments: dict[str, object] = {"key": "k", "alignment": 1, "tag": None}
+    arguments[argument] = _Unprintable()
+    with pytest.raises(TypeError, match="_Unprintable"):
+        NamedDataStore().add_named_data(
+            arguments["key"],  # type: ignore[arg-type]
+            b"data",
+            arguments["alignment"],  # type: ignore[arg-type]
+            arguments["tag"],  # type: ignore[arg-type]
+        )
+
+
+def test_an_alignment_past_the_digit_limit_gets_the_add_3_message() -> None:
+    with pytest.raises(ValueError) as raised:
+        NamedDataStore().add_named_data("k", b"data", -(10**5000))
+    assert str(raised.value) == "Alignment must be greater than 0, received -<int of 16610 bits>."

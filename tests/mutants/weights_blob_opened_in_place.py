@@ -1,0 +1,45 @@
+"""Breaks: HOOK-MAT-3
+
+Low-memory ``materialize_weights_blob`` that writes the blob with ``open(path, "wb")`` at its final
+name, as ExecuTorch's backends do: a symbolic link planted there is followed, a FIFO hangs the open,
+and a regular file another user planted receives the weights (and stays that user's to change).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from typing import TypeVar
+
+from reference import hooks
+from reference.file_backed import CHUNK_SIZE
+
+from . import implementation
+from ._base import LowMemory, LowMemoryBackend
+
+P = TypeVar("P")
+
+
+class Backend(LowMemoryBackend):
+    @classmethod
+    def materialize_weights_blob(cls, paths: P, compile_specs: Sequence[hooks.CompileSpec]) -> P:
+        if not hooks.is_low_memory_mode(compile_specs) or not isinstance(paths, list):
+            return paths
+        weights = [p for p in paths if isinstance(p, hooks.Weights)]
+        so_paths = [p for p in paths if isinstance(p, str) and p.endswith(".wrapper.so")]
+        if len(weights) != 1 or len(so_paths) != 1:
+            return paths
+        blob_path = os.path.splitext(so_paths[0])[0] + "_weights.blob"
+        digest = hashlib.sha256()
+        with open(blob_path, "wb") as f:
+            for chunk in weights[0].chunks:
+                for start in range(0, len(chunk), CHUNK_SIZE):
+                    piece = chunk[start : start + CHUNK_SIZE]
+                    digest.update(piece)
+                    f.write(piece)
+        rest = [p for p in paths if not isinstance(p, hooks.Weights)]
+        return [*rest, hooks.WeightsBlobPath(blob_path, digest.digest())]  # type: ignore[return-value]  # P is a list here
+
+
+IMPLEMENTATION = implementation(__name__, low_memory=LowMemory(Backend))
