@@ -167,8 +167,8 @@ def _walk(path: str, relative: bool) -> int:
                     step = os.open(os.sep, _DIRECTORY_FLAGS)
                 else:
                     continue
-            os.close(fd)
-            fd = step
+            previous, fd = fd, step  # held before the close, which may fail having closed
+            os.close(previous)
     except BaseException:
         os.close(fd)
         raise
