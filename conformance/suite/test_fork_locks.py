@@ -91,13 +91,13 @@ def _fork_during_close(impl: Implementation, base: Path, line: int) -> str | Non
             warnings.simplefilter("ignore", DeprecationWarning)  # fork of a threaded process
             pid = os.fork()
         if pid == 0:  # pragma: no cover - the child; it must never return into pytest
-            code = 1
+            status = 1
             try:
                 blob.close()
                 impl.FileBackedData.move_from(str(directory / "child.bin")).close()
-                code = 0
+                status = 0
             finally:
-                os._exit(code)
+                os._exit(status)
         code = _bounded_wait(pid, CHILD_BOUND)
     finally:
         paused.release.set()
