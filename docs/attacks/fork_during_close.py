@@ -13,6 +13,8 @@ import tempfile
 import threading
 import time
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 from _common import verdict
 
@@ -26,8 +28,10 @@ with tempfile.TemporaryDirectory() as directory:
     inside, go_on = threading.Event(), threading.Event()
     real_unlink, real_remove = os.unlink, os.remove
 
-    def hooked(real):  # the closing thread stops at its removal, inside close()
-        def call(*args, **kwargs):
+    def hooked(real: Callable[..., None]) -> Callable[..., None]:
+        """``real``, but the closing thread stops at its removal, inside close()."""
+
+        def call(*args: Any, **kwargs: Any) -> None:
             if threading.current_thread().name == "closer" and not inside.is_set():
                 inside.set()
                 go_on.wait(30)
