@@ -173,6 +173,10 @@ def _remove_with_reserve(location: Location, identity: Identity) -> None:
                 location.remove_if(identity)
             finally:
                 _reserve.take()
+    else:
+        if _reserve.fd is None:  # spent when none could be had again: taken when one can
+            with _bounded(_owners_lock):
+                _reserve.take()
 
 
 class _Reserve:
