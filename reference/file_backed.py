@@ -13,7 +13,6 @@ import hashlib
 import os
 import resource
 import stat
-import tempfile
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator
@@ -21,15 +20,23 @@ from types import TracebackType
 from typing import NoReturn
 
 from .deferral import _atomically, _Deferral
-from .location import FileChangedError, Identity, Location, identity_of, locate
+from .location import FileChangedError, Identity, Location, identity_of, locate, locate_owned
 from .ownership import (
     _owner_of,
     _register,
+    _registry_lock,
     _release,
     _remove_if_same,
     _unregister,
 )
-from .placeholders import PLACEHOLDER_PREFIX, PLACEHOLDER_SUFFIX, _Move, _owner_tag, put_back
+from .placeholders import (
+    PLACEHOLDER_PREFIX,
+    PLACEHOLDER_SUFFIX,
+    _Move,
+    _owner_tag,
+    make_placeholder,
+    put_back,
+)
 from .shown import shown, type_name
 from .verified_reader import (
     CHUNK_SIZE,
@@ -116,7 +123,10 @@ class FileBackedData:
         _require_regular(checked, st)
         # made absolute once, for ``locate`` and ``_init`` (FBD-INIT-8): one ``getcwd``, not two
         absolute = checked if os.path.isabs(checked) else os.path.join(os.getcwd(), checked)
-        where = locate(absolute, link)
+        if cleanup:  # FBD-INIT-9: found by a walk that follows no other user's directory link
+            where, st = _located_owned(checked)
+        else:
+            where = locate(absolute, link)
         if cleanup:  # an interrupt must not leave an owner the caller never got (FBD-INTR-1)
             _atomically(
                 lambda: self._init(absolute, st, digest, True, where), lambda _: self._disown()
@@ -141,17 +151,35 @@ class FileBackedData:
         self._identity = identity_of(st)
         self._sha256 = digest
         self._closed = False
-        self._lock = threading.Lock()
         self._pid = os.getpid()
+        self._locked = (self._pid, threading.Lock())
         self._owner = False
         self._finalizer: weakref.finalize[..., FileBackedData] | None = None
         if owner:  # FBD-INIT-3 (else FBD-INIT-2: nothing ever deletes a borrowed file)
-            _register(self._identity, self)  # FBD-MOVE-9: a second owner is refused
-            self._owner = True
+            # made before the registration, so that the exit release finds every registered
+            # owner with its finalizer, also one a thread is making meanwhile (FBD-EXIT-3)
             self._finalizer = weakref.finalize(
                 self, _release, location, self._identity, self._pid
             )  # FBD-CLOSE-4
             self._finalizer.atexit = False  # owners are released by _release_all_at_exit
+            try:  # FBD-MOVE-9: a second owner is refused; FBD-EXIT-3: so is one at exit
+                _register(self._identity, self, location, self._pid)
+            except BaseException:
+                self._finalizer.detach()
+                raise
+            self._owner = True
+
+    @property
+    def _lock(self) -> threading.Lock:
+        """This object's lock in this process (FBD-THREAD-1). A child made by ``fork`` gets a
+        new one: the parent thread that may have held the inherited one is not in the child
+        (FBD-FORK-2). The registry lock, itself new in a child, makes the swap once."""
+        pid = os.getpid()
+        if self._locked[0] != pid:
+            with _registry_lock():
+                if self._locked[0] != pid:
+                    self._locked = (pid, threading.Lock())
+        return self._locked[1]
 
     def _disown(self) -> None:
         """Undo ``_init`` of an owner the caller never received: the file stays, unowned."""
@@ -169,6 +197,7 @@ class FileBackedData:
         digest = _check_digest(sha256)  # FBD-MOVE-7: trusted, never checked against the file
         st = os.lstat(source)  # FBD-MOVE-8: checked before any placeholder, no link followed
         _require_regular(source, st)
+        _, st = _located_owned(source)  # FBD-INIT-9: in a directory no other user chose
         move = _Move(source, identity_of(st), locate(source, False))
         return _atomically(
             lambda: cls._move(move, digest),
@@ -194,10 +223,8 @@ class FileBackedData:
         """The move itself, in steps a port's variant (or a mutant) can change one at a time:
         naming the placeholder, taking the source, undoing a failed take, putting it back."""
         # FBD-MOVE-2: an exclusive create; FBD-MOVE-3: beside the source, on its filesystem
-        fd, move.placeholder = tempfile.mkstemp(
-            prefix=cls._placeholder_prefix(),
-            suffix=PLACEHOLDER_SUFFIX,
-            dir=cls._placeholder_dir(move.source),
+        fd, move.placeholder = make_placeholder(  # FBD-FORK-2: not ``tempfile``'s, which locks
+            cls._placeholder_prefix(), PLACEHOLDER_SUFFIX, cls._placeholder_dir(move.source)
         )
         try:
             try:
@@ -442,6 +469,14 @@ def checked_readers(pieces: Iterable[object]) -> Iterator[dict[int, _VerifiedRea
     finally:
         for reader in readers.values():
             reader.close()
+
+
+def _located_owned(path: str) -> tuple[Location, os.stat_result]:
+    """``locate_owned(path)``, a regular file, with no interrupt splitting the walk, whose
+    descriptors an interrupt must not leave open (FBD-INTR-1)."""
+    where, st = _atomically(lambda: locate_owned(path), lambda _: None)
+    _require_regular(path, st)
+    return where, st
 
 
 def _identity_of(path: str) -> Identity | None:

@@ -12,13 +12,17 @@ import stat
 from collections.abc import Iterator
 from typing import NamedTuple
 
-__all__ = ["FileChangedError", "Identity", "Location", "identity_of", "locate"]
+__all__ = ["FileChangedError", "Identity", "Location", "identity_of", "locate", "locate_owned"]
 
 Identity = tuple[int, int, int]
 """``(st_dev, st_ino, st_mtime_ns)``: the inode, and when its contents last changed, which a file
 that reuses a freed inode number has of its own making (FBD-IDENT-1)."""
 
 _DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+_STEP_FLAGS = _DIRECTORY_FLAGS | os.O_NOFOLLOW
+"""One step of :func:`locate_owned`'s walk: a directory, never through a link."""
+_MAX_LINKS = 40
+"""Links followed in one walk at most, as the kernel's own limit (``ELOOP`` beyond)."""
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 """Opening the blob: never through a link, and never waiting on a FIFO or device put in its place
 (FBD-READ-4); for a regular file ``O_NONBLOCK`` changes nothing."""
@@ -110,3 +114,80 @@ def locate(path: str, link: bool) -> Location:
     directory, name = os.path.split(absolute)
     held = os.stat(directory)
     return Location(directory, name, (held.st_dev, held.st_ino))
+
+
+def locate_owned(path: str) -> tuple[Location, os.stat_result]:
+    """Where the file ``path`` names is, for an owner, and the file's own status (a link not
+    followed): the directories on the path are walked one at a time through descriptors, and a
+    directory link is followed only when this process's user or root owns it. Another user who
+    may swap a directory on the path for a link of theirs then cannot choose which directory's
+    file is owned and later deleted (FBD-INIT-9). A relative path is walked from the current
+    directory, an absolute one from ``/``."""
+    absolute = path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
+    directory, name = os.path.split(absolute)
+    relative = not os.path.isabs(path)
+    try:
+        held = _walk(os.path.dirname(path) if relative else directory, relative)
+        try:
+            st = os.fstat(held)
+            found = os.stat(name, dir_fd=held, follow_symlinks=False)
+        finally:
+            os.close(held)
+    except ValueError as exc:
+        raise ValueError(f"cannot own {path!r}: {exc}") from None
+    except OSError as exc:  # named by the path the caller gave
+        raise type(exc)(exc.errno, exc.strerror, path) from exc
+    return Location(directory, name, (st.st_dev, st.st_ino)), found
+
+
+def _walk(path: str, relative: bool) -> int:
+    """A descriptor of the directory ``path`` leads to (from the current directory when
+    ``relative``), each step opened without following a link; a link on the way is read and
+    followed only when its owner is this process's user or root (``ValueError`` naming it
+    otherwise), and checked unchanged after it was read."""
+    parts = path.split(os.sep)
+    fd = os.open(os.curdir if relative else os.sep, _DIRECTORY_FLAGS)
+    links = 0
+    try:
+        while parts:
+            part = parts.pop(0)
+            if part in ("", os.curdir):
+                continue
+            try:
+                step = os.open(part, _STEP_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+                    raise
+                target = _trusted_link(part, fd, exc)
+                links += 1
+                if links > _MAX_LINKS:
+                    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path) from None
+                parts[:0] = target.split(os.sep)
+                if os.path.isabs(target):
+                    step = os.open(os.sep, _DIRECTORY_FLAGS)
+                else:
+                    continue
+            previous, fd = fd, step  # held before the close, which may fail having closed
+            os.close(previous)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _trusted_link(name: str, directory: int, failed: OSError) -> str:
+    """The target of the link ``name`` in ``directory``, when this process's user or root owns
+    it; ``failed`` again when ``name`` is no link (a file where a directory should be)."""
+    st = os.stat(name, dir_fd=directory, follow_symlinks=False)
+    if not stat.S_ISLNK(st.st_mode):
+        raise failed
+    if st.st_uid not in (0, os.geteuid()):
+        raise ValueError(
+            f"{name!r} is a symbolic link owned by uid {st.st_uid}, another user, who could have "
+            "put it there: an owner does not follow it"
+        )
+    target = os.readlink(name, dir_fd=directory)
+    again = os.stat(name, dir_fd=directory, follow_symlinks=False)
+    if (again.st_ino, again.st_ctime_ns) != (st.st_ino, st.st_ctime_ns):  # swapped meanwhile
+        raise FileChangedError(errno.ESTALE, "the link was replaced while it was read", name)
+    return target

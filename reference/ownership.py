@@ -1,15 +1,19 @@
 """The ownership registry and the release of owned files: one owner per file (FBD-MOVE-9), release
 at garbage collection and at interpreter exit (FBD-CLOSE-4, FBD-CLOSE-5), never of another file
-(FBD-CLOSE-8) and never by a forked child (FBD-FORK-1)."""
+(FBD-CLOSE-8), never by a forked child (FBD-FORK-1), and not starved of a descriptor (FBD-EXIT-2)
+nor outrun by owners made while the exit release runs (FBD-EXIT-3)."""
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import errno
 import os
+import stat
 import threading
 import warnings
 import weakref
+from collections.abc import Iterator
 from types import FrameType
 from typing import TYPE_CHECKING
 
@@ -19,10 +23,31 @@ from .location import Identity, Location
 if TYPE_CHECKING:
     from .file_backed import FileBackedData
 
+
+class _Entry(weakref.ref["FileBackedData"]):
+    """A registry entry: the owner, weakly, and what releases its file (its location and owning
+    process), so that the exit release can remove a file whose owner was collected after
+    ``weakref.finalize`` had stopped running finalizers (FBD-CLOSE-5)."""
+
+    __slots__ = ("location", "pid")
+
+    location: Location
+    pid: int
+
+
+def _entry(owner: FileBackedData, location: Location, pid: int) -> _Entry:
+    entry = _Entry(owner)
+    entry.location, entry.pid = location, pid
+    return entry
+
+
 # (st_dev, st_ino, st_mtime_ns) -> the live object that owns that file, so a second owner is
 # refused (FBD-MOVE-9); no descriptor is held, a reused inode number has another st_mtime_ns
 # (FBD-IDENT-1, FBD-IDENT-2).
 _owners: dict[Identity, weakref.ref[FileBackedData]] = {}
+_exiting = False
+"""Set when the release at exit begins: from then on no object may become an owner (FBD-EXIT-3),
+so the release cannot be outrun by threads still running."""
 _owners_lock = threading.RLock()
 """Re-entrant (FBD-CLOSE-4): the collector can run a finalizer, whose release unregisters its
 owner, at any allocation, so inside a region of this thread that holds the lock; each region
@@ -31,9 +56,11 @@ changes ``_owners`` in one step, so a release run inside it finds the registry c
 
 def _reset_after_fork() -> None:
     """In a forked child: a fresh registry lock, as another thread may have held it at the fork
-    (FBD-FORK-2)."""
-    global _owners_lock
+    (FBD-FORK-2), and owners allowed again: a child forked while its parent exits has not begun
+    its own exit."""
+    global _owners_lock, _exiting
     _owners_lock = threading.RLock()
+    _exiting = False
 
 
 if hasattr(os, "register_at_fork"):  # pragma: no branch  # every POSIX system has it
@@ -49,45 +76,149 @@ def _release(location: Location, identity: Identity, pid: int) -> None:
 def _release_now(location: Location, identity: Identity, pid: int) -> None:
     try:
         if os.getpid() == pid:  # FBD-FORK-1: a forked child never deletes its parent's file
-            _remove_if_same(location, identity)
+            _remove_with_reserve(location, identity)
     except OSError as exc:  # FBD-CLOSE-6: never raised here; FBD-CLOSE-7: a warning naming it
         warnings.warn(f"could not remove {location.path!r}: {exc}", RuntimeWarning, stacklevel=1)
     finally:
         _unregister(identity)
 
 
-def _release_all_at_exit() -> None:
+def _release_all_at_exit(refuse: bool = False) -> None:
     """Release every owned file still open at exit, with every signal that has a Python handler
     ignored throughout (SIGINT's, a SIGTERM handler that raises ``SystemExit``, ...), so that a
-    signal while the interpreter exits cannot leave the rest behind (FBD-INTR-1, FBD-CLOSE-5)."""
+    signal while the interpreter exits cannot leave the rest behind (FBD-INTR-1, FBD-CLOSE-5);
+    with ``refuse`` (the exit hook), no object may become an owner from then on (FBD-EXIT-3).
+    Entries are released until none is left that was not (FBD-EXIT-3)."""
     previous: _Handlers = {}
     with contextlib.suppress(BaseException):  # a signal came as ignoring began: release goes on
         previous = _python_handlers()
         _replace(previous, _ignore)
     try:
-        owners = [ref() for ref in list(_owners.values())]  # no lock: a daemon thread may hold it
-        for owner in owners:
-            # detached and called, as weakref's own exit hook may have shut finalizers down
-            finalizer = owner._finalizer if owner is not None else None
-            pending = finalizer.detach() if finalizer is not None else None
-            if pending is not None:
-                _, release, args, _ = pending
-                release(*args)  # _release: never raises, warns for a failed removal
+        if refuse:
+            _refuse_owners()
+        done: set[Identity] = set()
+        while entries := [(k, r) for k, r in list(_owners.items()) if k not in done]:
+            for identity, ref in entries:  # until no entry is left that was not released
+                done.add(identity)
+                _release_entry(identity, ref)
     finally:
         _restore(previous)
+
+
+def _refuse_owners() -> None:
+    """From now on no object becomes an owner (FBD-EXIT-3). The registry lock is waited for a
+    bounded time only: a daemon thread frozen while it held the lock cannot stop the release."""
+    global _exiting
+    with _bounded(_owners_lock):
+        _exiting = True
+
+
+@contextlib.contextmanager
+def _bounded(lock: threading.RLock) -> Iterator[None]:
+    """``lock`` held for the block if it can be had within ``_EXIT_LOCK_WAIT``, else the block
+    runs without it: a release must go on even past a daemon thread frozen holding it."""
+    locked = lock.acquire(timeout=_EXIT_LOCK_WAIT)
+    try:
+        yield
+    finally:
+        if locked:
+            lock.release()
+
+
+_EXIT_LOCK_WAIT = 5.0
+"""Seconds the exit release waits for the registry lock, which a daemon thread may hold."""
+
+
+def _release_entry(identity: Identity, ref: weakref.ref[FileBackedData]) -> None:
+    """Release the file of one registry entry at exit: through its owner's finalizer (detached
+    and called, as weakref's own exit hook may have shut finalizers down), or, the owner
+    collected since that hook ran, through what the entry records."""
+    owner = ref()
+    if owner is not None:
+        finalizer = owner._finalizer
+        pending = finalizer.detach() if finalizer is not None else None
+        if pending is not None:
+            _, release, args, _ = pending
+            release(*args)  # _release: never raises, warns for a failed removal
+    elif isinstance(ref, _Entry):
+        _release(ref.location, identity, ref.pid)
 
 
 def _ignore(signum: int, frame: FrameType | None) -> None:
     """The handler of every signal while owned files are released at exit: nothing to do."""
 
 
-atexit.register(_release_all_at_exit)
+atexit.register(_release_all_at_exit, refuse=True)
 
 
 def _remove_if_same(location: Location, identity: Identity) -> None:
     """Unlink the owned file unless it is gone or its name now names some other file, through a
-    descriptor of its directory (FBD-CLOSE-8, FBD-CLOSE-9)."""
-    location.remove_if(identity)
+    descriptor of its directory (FBD-CLOSE-8, FBD-CLOSE-9), which a process out of descriptors
+    gets by giving up its reserve (FBD-EXIT-2)."""
+    _remove_with_reserve(location, identity)
+
+
+def _remove_with_reserve(location: Location, identity: Identity) -> None:
+    """``location.remove_if(identity)``; when no descriptor is free for the directory (``EMFILE``,
+    ``ENFILE``), the reserve is closed for it and taken again after (FBD-EXIT-2)."""
+    try:
+        location.remove_if(identity)
+    except OSError as exc:
+        if exc.errno not in (errno.EMFILE, errno.ENFILE):
+            raise
+        with _bounded(_owners_lock):  # one release spends the reserve at a time
+            if not _reserve.spend():
+                raise
+            try:
+                location.remove_if(identity)
+            finally:
+                _reserve.take()
+    else:
+        if _reserve.fd is None:  # spent when none could be had again: taken when one can
+            with _bounded(_owners_lock):
+                _reserve.take()
+
+
+class _Reserve:
+    """A descriptor kept for the release: a process that exits, or releases, with every
+    descriptor in use (which is how a process that ran out of them ends) closes it to open the
+    owned file's directory (FBD-EXIT-2). It is the read end of a pipe whose write end is closed:
+    its inode is its own, so a descriptor someone else has since put at its number (a
+    ``closerange``) is never closed for it."""
+
+    def __init__(self) -> None:
+        self.fd: int | None = None
+        self.inode: tuple[int, int] | None = None
+        self.take()
+
+    def take(self) -> None:
+        """Hold a reserve descriptor again, if none is held and one can be had."""
+        if self.fd is not None:
+            return
+        try:
+            read, write = os.pipe()
+        except OSError:
+            return  # none to be had now: the next release tries again
+        os.close(write)
+        st = os.fstat(read)
+        self.fd, self.inode = read, (st.st_dev, st.st_ino)
+
+    def spend(self) -> bool:
+        """Close the reserve, if it is still this process's own; whether one was closed."""
+        fd, self.fd = self.fd, None
+        if fd is None:
+            return False
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            return False
+        if (st.st_dev, st.st_ino) != self.inode or not stat.S_ISFIFO(st.st_mode):
+            return False  # closed and reused by someone else: not ours to close
+        os.close(fd)
+        return True
+
+
+_reserve = _Reserve()
 
 
 def _unregister(identity: Identity) -> None:
@@ -95,13 +226,24 @@ def _unregister(identity: Identity) -> None:
         _owners.pop(identity, None)
 
 
-def _register(identity: Identity, owner: FileBackedData) -> None:
-    """Record ``owner`` as the owner of the file ``identity``, unless an open object owns it."""
+def _register(identity: Identity, owner: FileBackedData, location: Location, pid: int) -> None:
+    """Record ``owner`` as the owner of the file ``identity``, unless an open object owns it, or
+    the interpreter is exiting (its owned files already released: FBD-EXIT-3)."""
     with _owners_lock:
+        if _exiting:
+            raise RuntimeError(
+                f"cannot own {owner.path!r}: the interpreter is exiting, and its owned files "
+                "have been released"
+            )
         current = _live_owner(identity)
         if current is not None:
             raise ValueError(f"{owner.path!r} is already owned by {current!r}")
-        _owners[identity] = weakref.ref(owner)
+        _owners[identity] = _entry(owner, location, pid)
+
+
+def _registry_lock() -> threading.RLock:
+    """The registry lock of this process (a forked child has its own: FBD-FORK-2)."""
+    return _owners_lock
 
 
 def _owner_of(identity: Identity) -> FileBackedData | None:

@@ -409,3 +409,150 @@ class TestExitBackstop:
             assert "Exception ignored" not in run.stderr, run.stderr
         finally:
             path.unlink(missing_ok=True)
+
+
+# --- an exit with no descriptor free -------------------------------------------------------------
+
+_EXIT_OUT_OF_DESCRIPTORS = child_script(r"""
+import errno, resource
+
+owners = []
+for sub in ("a", "b"):
+    os.mkdir(os.path.join(directory, sub))
+    for name in ("moved.bin", "owned.bin"):
+        path = os.path.join(directory, sub, name)
+        with open(path, "wb") as f:
+            f.write(b"owned at an exit out of descriptors\n" * 64)
+        if name == "moved.bin":
+            owners.append(impl.FileBackedData.move_from(path))
+        else:
+            owners.append(impl.FileBackedData(path, cleanup=True))
+for owner in owners:
+    print(impl.path_of(owner), flush=True)
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(soft, 256), hard))  # a short loop to fill
+held = []
+try:
+    while len(held) < 4096:
+        held.append(os.open(os.devnull, os.O_RDONLY))
+except OSError as exc:
+    print(f"full={errno.errorcode.get(exc.errno, exc.errno)}", flush=True)
+if case == "sys-exit":
+    sys.exit(0)
+elif case == "exception":
+    raise RuntimeError("uncaught with every descriptor in use")
+""")
+
+
+@requires("subprocess")
+@pytest.mark.requires("file-backed")
+class TestExitOutOfDescriptors:
+    @clause("FBD-EXIT-2")
+    @pytest.mark.relies_on("FBD-CLOSE-5")  # the release at exit, here starved of descriptors
+    @pytest.mark.parametrize(("case", "code"), _FORK_ENDS, ids=[c for c, _ in _FORK_ENDS])
+    def test_every_owned_file_released(
+        self, impl: Implementation, tmp_path: Path, case: str, code: int
+    ) -> None:
+        """A child owning four files in two directories (two by move_from, two by the owning
+        constructor) opens /dev/null until EMFILE, then ends holding every descriptor."""
+        run = run_child(impl, _EXIT_OUT_OF_DESCRIPTORS, tmp_path, case)
+        paths = [Path(line) for line in run.lines if line.startswith(os.sep)]
+        try:
+            assert run.returncode == code, run.stderr
+            assert len(paths) == 4, run.lines
+            assert run.value("full") == "EMFILE", run.stderr
+            left = [str(p.relative_to(tmp_path)) for p in paths if p.exists()]
+            assert not left, (
+                f"a child ended ({case}) with every descriptor in use (RLIMIT_NOFILE reached, "
+                f"EMFILE), owning 4 files: expected each released at exit, {len(left)} left: "
+                f"{left}; stderr:\n{run.stderr}"
+            )
+            _no_error_at_exit(run)
+        finally:
+            for path in paths:
+                _discard(path)
+
+
+# --- owners made while the exit release runs ----------------------------------------------------
+
+_OWNERS_DURING_EXIT = child_script(r"""
+import threading
+
+def write(name):
+    path = os.path.join(directory, name)
+    with open(path, "wb") as f:
+        f.write(b"made while the process exits\n" * 64)
+    return path
+
+first = impl.FileBackedData.move_from(write("first.bin"))
+print(impl.path_of(first), flush=True)
+begun, made, never = threading.Event(), threading.Event(), threading.Event()
+
+def late():
+    if not begun.wait(60):
+        return
+    try:
+        if case == "move":
+            blob = impl.FileBackedData.move_from(write("late.bin"))
+        else:
+            blob = impl.FileBackedData(write("late.bin"), cleanup=True)
+    except Exception as exc:
+        print(f"late=refused {type(exc).__name__}: {exc}", flush=True)
+    else:
+        print(f"late=owned {impl.path_of(blob)}", flush=True)
+    finally:
+        made.set()
+    never.wait()  # holds the late owner through the rest of the exit
+
+threading.Thread(target=late, daemon=True).start()
+exiting = []
+
+def hooked(real):
+    # the first removal the main thread makes once the main module has ended is the exit
+    # release's: a daemon thread makes an owner then, and the release waits until it has
+    def call(*args, **kwargs):
+        if exiting and not begun.is_set() and threading.current_thread() is threading.main_thread():
+            begun.set()
+            made.wait(30)
+        return real(*args, **kwargs)
+    return call
+
+os.unlink, os.remove = hooked(os.unlink), hooked(os.remove)
+exiting.append(True)
+""")
+
+
+@requires("subprocess")
+@pytest.mark.requires("file-backed")
+class TestOwnersDuringExit:
+    @clause("FBD-EXIT-3")
+    @pytest.mark.relies_on("FBD-CLOSE-5")
+    @pytest.mark.parametrize("case", ["move", "own"])
+    def test_released_or_refused(self, impl: Implementation, tmp_path: Path, case: str) -> None:
+        """A daemon thread makes an owner (by move_from, or the owning constructor) while the
+        release at exit runs: at its first removal, which waits until the owner is made."""
+        run = run_child(impl, _OWNERS_DURING_EXIT, tmp_path, case)
+        how = "move_from" if case == "move" else "FileBackedData(path, cleanup=True)"
+        try:
+            assert run.returncode == 0, run.stderr
+            late = run.value("late")
+            assert not run.path.exists(), f"the owner made before exit was left; {run.stderr}"
+            if late.startswith("owned "):
+                made = Path(late.removeprefix("owned "))
+                assert not made.exists(), (
+                    f"a daemon thread's {how} made an owner while the release at exit ran (at its "
+                    f"first removal): expected it released too, or its making refused; "
+                    f"{made.name} was left behind"
+                )
+            else:
+                assert (
+                    tmp_path / "late.bin"
+                ).read_bytes() == b"made while the process exits\n" * 64, (
+                    f"a daemon thread's {how} during the release at exit was refused ({late}): "
+                    "expected the file left in place, unowned"
+                )
+            left = [n for n in os.listdir(tmp_path) if n.startswith(".executorch_")]
+            assert not left, f"placeholders left after the exit: {left}"
+        finally:
+            for name in os.listdir(tmp_path):
+                _discard(tmp_path / name)

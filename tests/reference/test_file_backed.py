@@ -522,21 +522,24 @@ def test_move_from_relative_path_in_subdirectory(
         assert blob.to_bytes() == DATA
 
 
-def test_move_from_asks_mkstemp_for_the_source_directory(make_file, monkeypatch) -> None:
+def test_move_from_makes_its_placeholder_in_the_source_directory(make_file, monkeypatch) -> None:
     source = make_file("a.bin", DATA)
     calls = []
-    real = tempfile.mkstemp
+    real = file_backed.make_placeholder
 
-    def spy(*args, **kwargs):
-        calls.append(kwargs)
-        return real(*args, **kwargs)
+    def spy(prefix: str, suffix: str, directory: str | None) -> tuple[int, str]:
+        calls.append((prefix, suffix, directory))
+        return real(prefix, suffix, directory)
 
-    monkeypatch.setattr(tempfile, "mkstemp", spy)
-    with FileBackedData.move_from(source):
-        pass
-    assert [c["dir"] for c in calls] == [str(source.parent)]
-    assert re.fullmatch(rf"\.executorch_{os.getpid()}-[0-9]+_", calls[0]["prefix"])
-    assert calls[0]["suffix"] == ".data"
+    monkeypatch.setattr(file_backed, "make_placeholder", spy)
+    source_ino = source.stat().st_ino
+    with FileBackedData.move_from(source) as blob:
+        assert re.fullmatch(rf"\.executorch_{os.getpid()}-[0-9]+_[a-z0-9_]{{8}}\.data",
+                            os.path.basename(blob.path))  # fmt: skip
+        assert os.stat(blob.path).st_ino == source_ino
+    prefix, suffix, directory = calls.pop()
+    assert (directory, suffix, calls) == (str(source.parent), ".data", [])
+    assert re.fullmatch(rf"\.executorch_{os.getpid()}-[0-9]+_", prefix)
 
 
 def test_move_from_never_reads_the_file(make_file, read_spy) -> None:
@@ -734,8 +737,7 @@ def test_fake_mounts_placeholder_elsewhere_would_fail_with_exdev(fs, monkeypatch
     fs.add_mount_point("/mnt/b")
     fs.create_file("/mnt/b/x", contents=DATA)
     tmp = tempfile.gettempdir()
-    real = tempfile.mkstemp
-    monkeypatch.setattr(tempfile, "mkstemp", lambda **kw: real(**{**kw, "dir": tmp}))
+    monkeypatch.setattr(FileBackedData, "_placeholder_dir", staticmethod(lambda source: tmp))
     with pytest.raises(OSError) as caught:
         FileBackedData.move_from("/mnt/b/x")
     assert caught.value.errno == errno.EXDEV

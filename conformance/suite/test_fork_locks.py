@@ -1,0 +1,265 @@
+"""Forks while another thread holds a lock the layer takes (FBD-FORK-2): the child forked while a
+parent thread is inside an object's ``close()``, at each of its lines, closes that object and owns
+files of its own; the child forked while a parent thread holds a lock of the standard library in
+the process's first ``move_from`` (a fresh interpreter) makes its own first placeholder."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import pytest
+
+from conformance.api import FileBackedData, Implementation
+from conformance.harness.child import child_script, run_child
+
+clause = pytest.mark.clause
+requires = pytest.mark.requires
+needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is not available")
+
+DATA = b"forked " * 512
+CHILD_BOUND = 5.0
+"""Seconds a forked child has to close, take and release; it is killed after."""
+
+
+class _PausedAt:
+    """A thread running ``call`` that stops at its ``line``-th traced line until released; with
+    ``line`` 0 it only counts the lines."""
+
+    def __init__(self, call: Callable[[], object], line: int) -> None:
+        self.line, self.count = line, 0
+        self.reached, self.release = threading.Event(), threading.Event()
+        self.raised: list[BaseException] = []
+        self._call = call
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _trace(self, frame: FrameType, event: str, arg: object) -> Any:  # sys.settrace's type
+        if event == "line":
+            self.count += 1
+            if self.count == self.line:
+                self.reached.set()
+                self.release.wait(60)
+        return self._trace
+
+    def _run(self) -> None:
+        sys.settrace(self._trace)
+        try:
+            self._call()
+        except BaseException as exc:  # reported by the test
+            self.raised.append(exc)
+        finally:
+            sys.settrace(None)
+            self.reached.set()
+
+
+def _bounded_wait(pid: int, bound: float) -> int | None:
+    """The exit status of child ``pid``, or None when it had not ended within ``bound`` seconds
+    (it is then killed and reaped)."""
+    deadline = time.monotonic() + bound
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.002)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return None
+
+
+def _fork_during_close(impl: Implementation, base: Path, line: int) -> str | None:
+    """Fork while another thread is paused at ``line`` of an owner's ``close()``; the child must
+    close the inherited object and take and release a file of its own within the bound."""
+    directory = base / f"line{line}"
+    directory.mkdir()
+    (directory / "parent.bin").write_bytes(DATA)
+    (directory / "child.bin").write_bytes(DATA)
+    blob = impl.FileBackedData.move_from(str(directory / "parent.bin"))
+    paused = _PausedAt(blob.close, line)
+    paused.thread.start()
+    try:
+        if not paused.reached.wait(30):
+            return f"line {line} of close() was not reached within 30 s"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # fork of a threaded process
+            pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child; it must never return into pytest
+            status = 1
+            try:
+                blob.close()
+                impl.FileBackedData.move_from(str(directory / "child.bin")).close()
+                status = 0
+            finally:
+                os._exit(status)
+        code = _bounded_wait(pid, CHILD_BOUND)
+    finally:
+        paused.release.set()
+        paused.thread.join(30)
+    where = (
+        f"a child forked while another thread of the parent was paused at line {line} of an "
+        "owner's close()"
+    )
+    if code is None:
+        return (
+            f"{where}: its close() of the inherited object, or its own move_from and close(), "
+            f"had not completed after {CHILD_BOUND} s (killed); expected them to wait for no "
+            "lock the parent's thread held"
+        )
+    if code != 0:
+        return f"{where}: its close() or its own move_from raised (exit status {code})"
+    if paused.raised:
+        return f"the parent's close() raised {paused.raised[0]!r}"
+    return None
+
+
+def _lines_of_a_close(impl: Implementation, base: Path) -> int:
+    """How many lines the paused thread traces in a whole close() of an owner."""
+    source = base / "probe.bin"
+    source.write_bytes(DATA)
+    blob: FileBackedData = impl.FileBackedData.move_from(str(source))
+    probe = _PausedAt(blob.close, 0)
+    probe.thread.start()
+    probe.thread.join(30)
+    assert not probe.raised, probe.raised
+    return probe.count
+
+
+@pytest.mark.requires("file-backed")
+@pytest.mark.relies_on("FBD-MOVE-1", "FBD-CLOSE-1")  # owners by move_from, released by close()
+class TestForkDuringClose:
+    @clause("FBD-FORK-2")
+    @needs_fork
+    def test_fork_at_each_line_of_a_concurrent_close(
+        self, impl: Implementation, tmp_path: Path
+    ) -> None:
+        """Forked at every line another thread's close() of an owner runs (its close lock held,
+        where it has one), the child closes that object and moves and closes a file of its own."""
+        lines = _lines_of_a_close(impl, tmp_path)
+        assert lines > 0
+        for line in range(1, lines + 1):  # the first failure ends the test: each waits the bound
+            failed = _fork_during_close(impl, tmp_path, line)
+            assert failed is None, failed
+
+
+_FIRST_MOVE = child_script(r"""
+import signal, sysconfig, threading, time, warnings
+
+def write(name):
+    path = os.path.join(directory, name)
+    with open(path, "wb") as f:
+        f.write(b"first move\n" * 64)
+    return path
+
+parent_source, child_source = write("parent.bin"), write("child.bin")
+STDLIB = sysconfig.get_paths()["stdlib"]
+KINDS = (type(threading.Lock()), type(threading.RLock()))
+
+def module_locks():
+    # the locks the standard library's loaded modules keep at module level, by name
+    found = {}
+    for name, module in list(sys.modules.items()):
+        where = getattr(module, "__file__", None) or ""
+        if not where.startswith(STDLIB) or "-packages" in where:
+            continue
+        for attr, value in list(vars(module).items()):
+            if isinstance(value, KINDS):
+                found[f"{name}.{attr}"] = value
+    return found
+
+def held(lock):
+    owned = getattr(lock, "_is_owned", None)
+    return owned() if owned is not None else lock.locked()
+
+state = {"modules": -1, "locks": {}, "paused": "none"}
+reached, release = threading.Event(), threading.Event()
+busy_at_start = {name for name, lock in module_locks().items() if held(lock)}
+
+def trace(frame, event, arg):
+    # paused at the first line at which the thread holds a lock it did not find held
+    if event == "line" and not reached.is_set():
+        if len(sys.modules) != state["modules"]:
+            state["modules"], state["locks"] = len(sys.modules), module_locks()
+        for name, lock in state["locks"].items():
+            if name not in busy_at_start and held(lock):
+                state["paused"] = f"{name} at {frame.f_code.co_filename}:{frame.f_lineno}"
+                reached.set()
+                release.wait(60)
+                break
+    return trace
+
+result = []
+
+def first_move():
+    sys.settrace(trace)
+    try:
+        result.append(impl.FileBackedData.move_from(parent_source))
+    finally:
+        sys.settrace(None)
+        reached.set()
+
+thread = threading.Thread(target=first_move, daemon=True)
+thread.start()
+reached.wait(60)
+print(f"paused={state['paused']}", flush=True)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)  # fork of a threaded process
+    pid = os.fork()
+if pid == 0:
+    code = 1
+    try:
+        impl.FileBackedData.move_from(child_source).close()
+        code = 0
+    finally:
+        os._exit(code)
+deadline, code = time.monotonic() + float(case), None
+while time.monotonic() < deadline:
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if done:
+        code = os.waitstatus_to_exitcode(status)
+        break
+    time.sleep(0.005)
+else:
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+print(f"child={'hung' if code is None else code}", flush=True)
+release.set()
+thread.join(30)
+for blob in result:
+    blob.close()
+""")
+
+
+@requires("subprocess")
+@pytest.mark.requires("file-backed")
+@pytest.mark.relies_on("FBD-MOVE-1", "FBD-CLOSE-1")
+class TestForkDuringFirstMove:
+    @clause("FBD-FORK-2")
+    @needs_fork
+    def test_child_makes_its_first_placeholder(self, impl: Implementation, tmp_path: Path) -> None:
+        """A fresh interpreter starts a thread on its first move_from, paused at the first line
+        at which it holds a module-level lock of the standard library (tempfile's first-name
+        lock, for a placeholder made by mkstemp), and forks: the child's own first move_from and
+        close() must complete within the bound."""
+        run = run_child(impl, _FIRST_MOVE, tmp_path, str(CHILD_BOUND), fresh=True)
+        paused = run.value("paused")
+        child = run.value("child")
+        assert child == "0", (
+            "a child forked while another thread of a fresh parent was inside the process's "
+            f"first move_from (paused holding {paused}): its own first move_from and close() "
+            + (
+                f"had not completed after {CHILD_BOUND} s (killed)"
+                if child == "hung"
+                else f"failed (exit status {child})"
+            )
+            + "; expected them to wait for no lock the parent's thread held"
+        )
+        assert run.returncode == 0, run.stderr
+        left = [n for n in os.listdir(tmp_path) if n.startswith(".executorch_")]
+        assert not left, f"placeholders left: {left}"

@@ -1,0 +1,38 @@
+"""What the attack scripts share: the implementation under attack is ``reference`` as the import
+path finds it (``PYTHONPATH=<checkout>``), else this checkout's; children run with that path."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+if str(CHECKOUT) not in sys.path:
+    sys.path.append(str(CHECKOUT))  # after PYTHONPATH: a checkout named there is the one attacked
+
+
+def child(script: str, *argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` in a fresh interpreter that imports ``reference`` as this one does (from a
+    neutral directory: ``-c`` puts the current one first on the path)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(os.path.abspath(p) for p in sys.path if p))
+    return subprocess.run(
+        [sys.executable, "-c", script, *argv],
+        cwd=tempfile.gettempdir(),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def verdict(defect: str | None) -> None:
+    """Exit 0 when ``defect`` is None, else print it and exit 1."""
+    if defect is None:
+        print("defect absent")
+        sys.exit(0)
+    print(f"DEFECT PRESENT: {defect}")
+    sys.exit(1)

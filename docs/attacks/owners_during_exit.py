@@ -1,0 +1,65 @@
+"""Attack: owners that daemon threads make while the release at exit runs must be released too,
+or refused (FBD-EXIT-3). The window is forced: the release's first removal lets a daemon thread
+make an owner and waits until it has.
+
+Exit 0 when no owned file or placeholder is left after the exit; 1 otherwise.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from _common import child, verdict
+
+SCRIPT = r"""
+import os, sys, threading
+from reference import FileBackedData
+directory = sys.argv[1]
+
+def write(name):
+    path = os.path.join(directory, name)
+    with open(path, "wb") as f:
+        f.write(b"w" * 4096)
+    return path
+
+first = FileBackedData.move_from(write("first.bin"))
+begun, made = threading.Event(), threading.Event()
+
+def late():
+    begun.wait(60)
+    try:
+        blob = FileBackedData.move_from(write("late.bin"))
+        print("late owned", blob.path, flush=True)
+    except Exception as exc:
+        print("late refused", type(exc).__name__, exc, flush=True)
+    finally:
+        made.set()
+    threading.Event().wait()
+
+threading.Thread(target=late, daemon=True).start()
+exiting = []
+
+def hooked(real):
+    def call(*args, **kwargs):
+        if exiting and not begun.is_set() and threading.current_thread() is threading.main_thread():
+            begun.set()
+            made.wait(30)
+        return real(*args, **kwargs)
+    return call
+
+os.unlink, os.remove = hooked(os.unlink), hooked(os.remove)
+exiting.append(True)
+"""
+
+with tempfile.TemporaryDirectory() as directory:
+    run = child(SCRIPT, directory)
+    left = sorted(p.name for p in Path(directory).iterdir())
+    refused = "late refused" in run.stdout
+    expected = ["late.bin"] if refused else []
+    verdict(
+        None
+        if run.returncode == 0 and left == expected
+        else f"after an exit during whose release a daemon thread made an owner "
+        f"({run.stdout.strip()}): left {left}, expected {expected}; stderr: {run.stderr.strip()}"
+    )

@@ -1,0 +1,42 @@
+"""Breaks: FBD-INIT-9
+
+The owning constructor and ``move_from`` find the file by its path as the OS resolves it, following
+every directory link on the way: another user who swaps a directory on the path for a link of
+theirs chooses which directory's file is owned, and ``close()`` deletes it. Swapped in by the first
+construction or move, so that only a process that uses this mutant has it.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import reference
+from reference import file_backed
+from reference.location import Location, locate
+
+from . import implementation
+
+
+def _located(path: str) -> tuple[Location, os.stat_result]:
+    st = os.lstat(path)
+    file_backed._require_regular(path, st)
+    return locate(path, False), st
+
+
+def _swap() -> None:
+    file_backed._located_owned = _located
+
+
+class FileBackedData(reference.FileBackedData):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        _swap()
+        super().__init__(*args, **kwargs)
+
+    @classmethod
+    def move_from(cls, *args: Any, **kwargs: Any) -> reference.FileBackedData:
+        _swap()
+        return super().move_from(*args, **kwargs)
+
+
+IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
