@@ -8,6 +8,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,6 +21,7 @@ from conformance.api import (
     NamedDataStoreOutput,
 )
 from conformance.harness.checks import blame, check
+from conformance.harness.classes import hand_made_maps
 from conformance.harness.helpers import (
     PREFIX,
     Blobs,
@@ -694,3 +696,63 @@ class TestRecords:
         assert getattr(output, "buffers") is buffers  # noqa: B009  # typed as a well-formed output
         assert getattr(output, "pte_data") is pte_data  # noqa: B009
         assert getattr(output, "external_data") is external_data  # noqa: B009
+
+
+# --------------------------------------------------------------------------------------------
+# Hand-made outputs: each map replayed in its own order, whatever order its buffers are in
+
+CONTENTS = st.sampled_from([b"a", b"b", PREFIX + b"x", PREFIX + b"y", b""])
+
+
+def _hand_made(
+    impl: Implementation,
+    buffers: list[bytes],
+    inline: list[tuple[str, int]],
+    tags: list[tuple[str, list[tuple[str, int]]]],
+) -> NamedDataStoreOutput:
+    def entries(pairs: list[tuple[str, int]]) -> dict[str, Any]:
+        return {key: impl.DataEntry(index, 1 + ord(key) % 3, (key,)) for key, index in pairs}
+
+    return impl.NamedDataStoreOutput(
+        buffers, entries(inline), {tag: entries(pairs) for tag, pairs in tags}
+    )
+
+
+class TestMergeOrderOfHandMadeOutputs:
+    @clause("NDS-MERGE-1")
+    @relies_on("NDS-DEDUP-1", "NDS-DEDUP-2", "NDS-DEDUP-5", "NDS-OUT-2")  # replayed adds' dedup
+    @settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(
+        drawn=st.integers(1, 4).flatmap(
+            lambda n: st.tuples(
+                st.lists(CONTENTS, min_size=n, max_size=n).map(lambda c: [fresh(b) for b in c]),
+                hand_made_maps(n),
+            )
+        ),
+        mine=st.sampled_from([None, b"a", PREFIX + b"y"]),
+    )
+    def test_each_map_is_replayed_in_its_own_order(
+        self,
+        impl: Implementation,
+        drawn: tuple[
+            list[bytes], tuple[list[tuple[str, int]], list[tuple[str, list[tuple[str, int]]]]]
+        ],
+        mine: bytes | None,
+    ) -> None:
+        """A hand-made output whose maps list their keys in an order of their own (not their
+        buffers'), and its tags in any order: merging it is adding its inline entries in their
+        map's order, then each tag's in theirs (NDS-MERGE-1)."""
+        buffers, (inline, tags) = drawn
+        other = _hand_made(impl, buffers, inline, tags)
+        target, replayed = impl.NamedDataStore(), impl.NamedDataStore()
+        if mine is not None:
+            kept = fresh(mine)
+            for store in (target, replayed):
+                store.add_named_data("mine", kept, 2, "t2")
+        target.merge_named_data_store(other)
+        for tag, pairs in [(None, inline), *tags]:
+            for key, index in pairs:
+                replayed.add_named_data(key, buffers[index], 1 + ord(key) % 3, tag, (key,))
+        assert state(target) == state(replayed), (
+            f"merging maps in the order {inline} then {tags} is not adding them in that order"
+        )
