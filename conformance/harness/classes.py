@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ __all__ = [
     "MID_SECOND",
     "MTIME_STEPS",
     "PATH_FORMS",
+    "REJECTED",
     "SECOND",
     "STR_METHODS",
     "FullRaw",
@@ -30,6 +32,7 @@ __all__ = [
     "kept_mtime_steps",
     "lying_str",
     "lying_strs",
+    "names_type",
     "path_forms",
     "restamped",
     "working_directory",
@@ -264,3 +267,37 @@ class FullRaw(io.RawIOBase):
                 return None
             self.data += view[:n]
         return n
+
+
+# --- rejected types, and how an error names one ------------------------------------------------
+
+
+def _named(name: str) -> object:
+    """An instance of a plain class called ``name``."""
+    made: object = type(name, (), {"__repr__": lambda self: f"<a {name}>"})()
+    return made
+
+
+REJECTED: tuple[object, ...] = (
+    "text",
+    7,
+    1.5,
+    True,
+    None,
+    bytearray(b"ba"),
+    memoryview(b"mv"),
+    [b"a"],
+    (b"a",),
+    {b"a": b"b"},
+    *(_named(n) for n in ("File", "Data", "Backed", "Cor", "byte", "Named", "Zebra", "STR")),
+)
+"""Values of types neither ``bytes`` nor a blob nor a Cord: built-in ones, and classes of the
+suite's own whose names are parts of the accepted types' names (``File`` in ``FileBackedData``,
+``byte`` in ``bytes``) or of a message's words, or another case of a built-in's name (``STR``)."""
+
+
+def names_type(message: str, value: object) -> bool:
+    """Whether ``message`` names the type of ``value`` (CORD-TYPE-1): ``type(value).__name__``,
+    exactly, as a whole word (no letter, digit or ``_`` on either side)."""
+    name = re.escape(type(value).__name__)
+    return re.search(rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])", message) is not None

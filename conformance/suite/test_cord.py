@@ -14,7 +14,7 @@ import pytest
 from conformance.api import Implementation
 from conformance.harness.checks import blame, check
 from conformance.harness.child import child_script, run_child
-from conformance.harness.classes import around
+from conformance.harness.classes import REJECTED, around, names_type
 from conformance.harness.helpers import Blobs, shm_directory
 from conformance.harness.measure import BIG, READ_BOUND, MiB, bytes_read, peak_memory
 from conformance.harness.sinks import ShortWriter
@@ -379,3 +379,26 @@ class TestUnderALoweredDescriptorLimit:
                 f"more than an eighth of the limit of {limit} ({eighth}) and the 2 of one read",
                 "FBD-IDENT-2",
             )
+
+
+class TestRejectedTypesNamed:
+    @clause("CORD-TYPE-1")
+    @pytest.mark.parametrize("piece", REJECTED, ids=[type(v).__name__ for v in REJECTED])
+    @pytest.mark.parametrize("how", ["append", "constructor"])
+    def test_the_message_names_the_type_as_a_word(
+        self, impl: Implementation, piece: object, how: str
+    ) -> None:
+        """``type(piece).__name__``, exactly, as a whole word: a message that describes the type
+        in words (``a string``), or names the accepted types only, does not name it."""
+        if how == "constructor" and piece is None:
+            return  # Cord(None) is an empty Cord (CORD-INIT-1)
+        cord = impl.Cord(b"kept")
+        with pytest.raises(TypeError) as raised:
+            if how == "append":
+                cord.append(piece)
+            else:
+                impl.Cord(piece)
+        assert names_type(str(raised.value), piece), (
+            f"the message {str(raised.value)!r} does not name {type(piece).__name__!r}"
+        )
+        assert (len(cord), bytes(cord)) == (4, b"kept")

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from conformance.api import FileBackedData, Implementation, NamedDataStore
 from conformance.harness.checks import check
-from conformance.harness.classes import lying_strs
+from conformance.harness.classes import REJECTED, lying_strs, names_type
 from conformance.harness.helpers import (
     PREFIX,
     Blobs,
@@ -704,3 +704,19 @@ class TestKeysWhoseMethodsLie:
             ("t", "b", str, int),
             ("t", None, str, int),
         ], f"keys {type(key).__name__} and {type(other).__name__}, tag {type(tag).__name__}"
+
+
+class TestRejectedTypesNamed:
+    @clause("NDS-ADD-1")
+    @pytest.mark.parametrize("data", REJECTED, ids=[type(v).__name__ for v in REJECTED])
+    def test_the_message_names_the_type_as_a_word(self, impl: Implementation, data: object) -> None:
+        """``type(data).__name__``, exactly, as a whole word (as CORD-TYPE-1 says)."""
+        store = impl.NamedDataStore()
+        store.add_named_data("kept", b"kept")
+        before = state(store)
+        with pytest.raises(TypeError) as raised:
+            store.add_named_data("new", data)
+        assert names_type(str(raised.value), data), (
+            f"the message {str(raised.value)!r} does not name {type(data).__name__!r}"
+        )
+        assert state(store) == before
