@@ -8,11 +8,13 @@ test covers which row."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import io
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, cast
 
@@ -404,6 +406,43 @@ class TestIdentityAtEveryStep:
         finally:
             path.unlink(missing_ok=True)
 
+    @clause("FBD-CHANGE-1")
+    @STEPS
+    @pytest.mark.parametrize("owned", [False, True], ids=["borrowed", "owned"])
+    def test_a_file_rewritten_in_place_and_stamped_a_step_later_is_changed(
+        self, impl: Implementation, blobs: Blobs, step: int, owned: bool
+    ) -> None:
+        """Rewritten in place to its size since it was wrapped, and stamped ``step`` ns after
+        the time it had: another ``st_mtime_ns``, so every read raises an OSError naming the
+        path (FBD-CHANGE-1, FBD-IDENT-1), whatever the step."""
+        _keeps(blobs.directory, step)
+        source = blobs.file(OLD, "rewritten.bin")
+        os.utime(source, ns=(MID_SECOND, MID_SECOND))
+        blob = blobs.move(source) if owned else blobs.wrap(source)
+        path = blobs.path(blob)
+        restamped(path, NEW, MID_SECOND + step)
+        reads: dict[str, Callable[[], object]] = {
+            "to_bytes()": blob.to_bytes,
+            "prefix()": lambda: blob.prefix(len(OLD)),
+            "sha256()": blob.sha256,
+            "write_to_file()": lambda: blob.write_to_file(io.BytesIO()),
+        }
+        try:
+            for name, read in reads.items():
+                try:
+                    read()
+                except OSError as exc:
+                    check(str(path) in str(exc), f"{name}: {exc} names no path", "FBD-CHANGE-1")
+                    continue
+                check(
+                    False,
+                    f"{name} read a file rewritten and stamped {step} ns later",
+                    "FBD-CHANGE-1",
+                )
+        finally:
+            blob.close()  # a changed owned file is no longer the owned one (FBD-IDENT-1)
+            path.unlink(missing_ok=True)
+
 
 # --- raw outputs that take nothing ----------------------------------------------------------------
 
@@ -553,3 +592,58 @@ class TestEveryFormOfPath:
             "FBD-MOVE-2",
         )
         check((home / "blob.bin").read_bytes() == DECOY, "the decoy changed", "FBD-MOVE-1")
+
+
+# --- a hole probe that cannot tell ---------------------------------------------------------------
+
+PROBED = [c for c in WRITE_CLASSES if c.sparse or c.size > READ_BUFFER]
+
+
+@contextlib.contextmanager
+def _probe_fails(code: int) -> Iterator[list[int]]:
+    """For the block, ``os.lseek`` with ``SEEK_DATA`` raises ``OSError(code)``, as on a
+    filesystem that does not tell holes; yields a list counting the probes refused."""
+    real = os.lseek
+    refused: list[int] = []
+
+    def lseek(fd: int, position: int, how: int) -> int:
+        if how == getattr(os, "SEEK_DATA", None):
+            refused.append(1)
+            raise OSError(code, os.strerror(code))
+        return real(fd, position, how)
+
+    os.lseek = lseek
+    try:
+        yield refused
+    finally:
+        os.lseek = real
+
+
+@pytest.mark.skipif(not hasattr(os, "SEEK_DATA"), reason="no SEEK_DATA")
+@requires("file-backed")
+class TestHoleProbeThatCannotTell:
+    @clause("FBD-WRITE-3", "FBD-WRITE-1", "CORD-WRITE-1")
+    @pytest.mark.parametrize("shape", PROBED, ids=[c.name for c in PROBED])
+    @pytest.mark.parametrize("code", [errno.EINVAL, errno.EOPNOTSUPP], ids=["EINVAL", "EOPNOTSUPP"])
+    @HOW
+    def test_the_zeros_are_written(
+        self,
+        impl: Implementation,
+        blobs: Blobs,
+        tmp_path: Path,
+        shape: BlobClass,
+        code: int,
+        how: str,
+    ) -> None:
+        """Where ``SEEK_DATA`` fails with another error than ``ENXIO``, the holes cannot be told
+        (FBD-WRITE-3): the zeros are written, and the output is whole (FBD-WRITE-1)."""
+        blob = _blob(blobs, shape)
+        written = shape.data() if how == "blob" else HEADER + shape.data()
+        blamed = "FBD-WRITE-1" if how == "blob" else "CORD-WRITE-1"
+        target = tmp_path / "out.bin"
+        with _probe_fails(code), open(target, "wb") as out:
+            try:
+                _write(impl, blob, how, out)
+            except OSError as exc:
+                check(False, f"a hole probe failing with {exc!r} failed the write", blamed)
+        _same(target.read_bytes(), written, f"with a failing probe ({code})", blamed)

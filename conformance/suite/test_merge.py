@@ -8,6 +8,7 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -756,3 +757,86 @@ class TestMergeOrderOfHandMadeOutputs:
         assert state(target) == state(replayed), (
             f"merging maps in the order {inline} then {tags} is not adding them in that order"
         )
+
+
+# --------------------------------------------------------------------------------------------
+# Maps and buffer lists of other kinds: a mapping is read as a dict, a sequence as a list
+
+
+class _Entries(Mapping[str, Any]):
+    """A read-only mapping of the caller's own: a ``Mapping``, not a ``dict``."""
+
+    def __init__(self, entries: dict[str, Any]) -> None:
+        self._entries = entries
+
+    def __getitem__(self, key: str) -> Any:
+        return self._entries[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+class TestMapsOfOtherKinds:
+    @clause("NDS-MERGE-7")
+    @relies_on(REPLAY)  # compared with the merge of the same output as dicts and a list
+    @pytest.mark.parametrize("kind", ["MappingProxyType", "Mapping", "tuple"])
+    def test_a_mapping_and_a_sequence_are_read_as_a_dict_and_a_list(
+        self, impl: Implementation, kind: str
+    ) -> None:
+        buffers = [fresh(b"zero"), fresh(b"one"), fresh(b"two")]
+        pte = {"b": impl.DataEntry(1, 2, None), "a": impl.DataEntry(0, 1, None)}
+        tagged = {"c": impl.DataEntry(2, 4, ("c",))}
+        wrap: Callable[[dict[str, Any]], Mapping[str, Any]] = {
+            "MappingProxyType": MappingProxyType,
+            "Mapping": _Entries,
+            "tuple": dict,
+        }[kind]
+        other = impl.NamedDataStoreOutput(
+            tuple(buffers) if kind == "tuple" else buffers,
+            wrap(pte),
+            wrap({"model": wrap(tagged)}),
+        )
+        merged, expected = impl.NamedDataStore(), impl.NamedDataStore()
+        merged.merge_named_data_store(other)
+        expected.merge_named_data_store(
+            impl.NamedDataStoreOutput(buffers, dict(pte), {"model": dict(tagged)})
+        )
+        assert state(merged) == state(expected)
+
+    @clause("NDS-MERGE-7")
+    @pytest.mark.parametrize(
+        ("case", "named"),
+        [
+            ("pte-pairs", "pte_data"),
+            ("external-pairs", "external_data"),
+            ("tag-map-pairs", r"external_data\['model'\]"),
+            ("buffers-set", "buffers"),
+            ("buffers-generator", "buffers"),
+        ],
+    )
+    def test_what_is_not_a_mapping_or_a_sequence_is_a_type_error(
+        self, impl: Implementation, case: str, named: str
+    ) -> None:
+        entry = impl.DataEntry(0, 1, None)
+        buffers: object = [b"zero"]
+        pte: object = {"a": entry}
+        external: object = {"model": {"b": entry}}
+        if case == "pte-pairs":
+            pte = [("a", entry)]
+        elif case == "external-pairs":
+            external = [("model", {"b": entry})]
+        elif case == "tag-map-pairs":
+            external = {"model": [("b", entry)]}
+        elif case == "buffers-set":
+            buffers = {b"zero"}
+        else:
+            buffers = (b for b in [b"zero"])
+        target = impl.NamedDataStore()
+        target.add_named_data("mine", b"mine")
+        before = state(target)
+        with pytest.raises(TypeError, match=named):
+            target.merge_named_data_store(impl.NamedDataStoreOutput(buffers, pte, external))
+        assert state(target) == before

@@ -1,8 +1,9 @@
-"""Breaks: FBD-IDENT-1
+"""Breaks: FBD-IDENT-1, FBD-CHANGE-1
 
 The file's identity records its modification time as the float ``st_mtime`` (about a quarter of a
 microsecond apart at today's dates), not ``st_mtime_ns``: a file rewritten in place to its size and
-stamped a few nanoseconds after it was wrapped is read as the blob.
+stamped a few nanoseconds after it was wrapped, or a new file that reuses its inode number, is
+read as the blob.
 """
 
 from __future__ import annotations
