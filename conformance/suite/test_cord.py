@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from conformance.api import Implementation
+from conformance.api import Cord, Implementation
 from conformance.harness.checks import blame, check
 from conformance.harness.child import child_script, run_child
 from conformance.harness.classes import REJECTED, around, names_type
 from conformance.harness.helpers import Blobs, shm_directory
+from conformance.harness.input_classes import SINKS
 from conformance.harness.measure import BIG, READ_BOUND, MiB, bytes_read, peak_memory
 from conformance.harness.sinks import ShortWriter
 
@@ -199,7 +200,13 @@ class TestWrite:
     )
     @pytest.mark.parametrize("before", ["bytes", "file"])
     def test_a_later_bad_piece_writes_nothing(
-        self, impl: Implementation, blobs: Blobs, before: str, fault: str, contents: bytes
+        self,
+        impl: Implementation,
+        blobs: Blobs,
+        tmp_path: Path,
+        before: str,
+        fault: str,
+        contents: bytes,
     ) -> None:
         # The bad piece comes after a good file piece, or is empty: a check of the first file
         # piece only, or of the pieces that have bytes to write, lets the output start.
@@ -212,10 +219,22 @@ class TestWrite:
             late.close()
         else:
             blobs.path(late).write_bytes(contents + b"grown")
-        out = io.BytesIO()
-        with pytest.raises((ValueError, OSError)):
+        _writes_nothing_into_any_output(cord, tmp_path)
+
+
+def _writes_nothing_into_any_output(cord: Cord, directory: Path) -> None:
+    """``cord.write_to_file`` raises and leaves every kind of output as it was: a buffered file,
+    a raw one, one in append mode, at its start, end or inside existing bytes, ``io.BytesIO``, an
+    object with only ``write``, one taking a few bytes a call (CORD-WRITE-3: before the first
+    byte, whichever path the output takes)."""
+    for sink in SINKS:
+        head = sink.existing(len(cord))
+        with sink.open(directory, len(cord)) as (out, result), pytest.raises((ValueError, OSError)):
             cord.write_to_file(out)
-        assert out.getvalue() == b""
+        got = result()
+        assert got == (b"" if sink.kind in ("write-only", "short") else head), (
+            f"into {sink.name}: {len(got)} bytes, {len(head)} before the write"
+        )
 
 
 class TestWriteToRawSinks:
