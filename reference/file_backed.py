@@ -145,7 +145,9 @@ class FileBackedData:
         """Record where the file ``st`` describes is (``location``, found by the caller) and which
         file it is (FBD-IDENT-1), holding no descriptor (FBD-IDENT-2), and register as its owner
         when ``owner``; on failure nothing is left registered."""
-        self._path = os.path.abspath(path)  # FBD-INIT-8: a later os.chdir changes nothing
+        # FBD-INIT-8: absolute, so a later os.chdir changes nothing; "name/.." kept as the OS
+        # reads it (through a linked directory, abspath's dropping it names another file)
+        self._path = path if _steps_up(path) else os.path.abspath(path)
         self._location = location
         self._size = st.st_size  # FBD-INIT-1: recorded once; len() reads nothing
         self._identity = identity_of(st)
@@ -259,7 +261,11 @@ class FileBackedData:
     def _placeholder_dir(source: str) -> str:
         """Where the placeholder goes: the source's own directory, so the rename never crosses
         filesystems (FBD-MOVE-2)."""
-        return os.path.dirname(source) or os.curdir
+        directory = os.path.dirname(source) or os.curdir
+        # mkstemp makes its directory absolute by the path's text (os.path.abspath), which drops
+        # "name/.." where the OS would go up from wherever the link "name" leads: such a directory
+        # is given to it resolved by the OS.
+        return os.path.realpath(directory) if _steps_up(directory) else directory
 
     @staticmethod
     def _take(source: str, placeholder: str) -> None:
@@ -477,6 +483,12 @@ def _located_owned(path: str) -> tuple[Location, os.stat_result]:
     where, st = _atomically(lambda: locate_owned(path), lambda _: None)
     _require_regular(path, st)
     return where, st
+
+
+def _steps_up(path: str) -> bool:
+    """Whether ``path`` has a ``..`` component, which only the OS can resolve (a link before it
+    leads elsewhere than the text says)."""
+    return os.pardir in path.split(os.sep)
 
 
 def _identity_of(path: str) -> Identity | None:

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
-from collections.abc import Callable
+import os
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from conformance.api import Implementation
-from conformance.harness.helpers import Blobs
+from conformance.api import Cord, Implementation
+from conformance.harness.checks import blame, check
+from conformance.harness.child import child_script, run_child
+from conformance.harness.classes import REJECTED, around, names_type
+from conformance.harness.helpers import Blobs, shm_directory
+from conformance.harness.input_classes import SINKS
 from conformance.harness.measure import BIG, READ_BOUND, MiB, bytes_read, peak_memory
 from conformance.harness.sinks import ShortWriter
 
@@ -193,7 +200,13 @@ class TestWrite:
     )
     @pytest.mark.parametrize("before", ["bytes", "file"])
     def test_a_later_bad_piece_writes_nothing(
-        self, impl: Implementation, blobs: Blobs, before: str, fault: str, contents: bytes
+        self,
+        impl: Implementation,
+        blobs: Blobs,
+        tmp_path: Path,
+        before: str,
+        fault: str,
+        contents: bytes,
     ) -> None:
         # The bad piece comes after a good file piece, or is empty: a check of the first file
         # piece only, or of the pieces that have bytes to write, lets the output start.
@@ -206,10 +219,22 @@ class TestWrite:
             late.close()
         else:
             blobs.path(late).write_bytes(contents + b"grown")
-        out = io.BytesIO()
-        with pytest.raises((ValueError, OSError)):
+        _writes_nothing_into_any_output(cord, tmp_path)
+
+
+def _writes_nothing_into_any_output(cord: Cord, directory: Path) -> None:
+    """``cord.write_to_file`` raises and leaves every kind of output as it was: a buffered file,
+    a raw one, one in append mode, at its start, end or inside existing bytes, ``io.BytesIO``, an
+    object with only ``write``, one taking a few bytes a call (CORD-WRITE-3: before the first
+    byte, whichever path the output takes)."""
+    for sink in SINKS:
+        head = sink.existing(len(cord))
+        with sink.open(directory, len(cord)) as (out, result), pytest.raises((ValueError, OSError)):
             cord.write_to_file(out)
-        assert out.getvalue() == b""
+        got = result()
+        assert got == (b"" if sink.kind in ("write-only", "short") else head), (
+            f"into {sink.name}: {len(got)} bytes, {len(head)} before the write"
+        )
 
 
 class TestWriteToRawSinks:
@@ -228,3 +253,171 @@ class TestWriteToRawSinks:
         sink = ShortWriter(limit)
         cord.write_to_file(sink)
         assert bytes(sink.received) == b"".join(pieces)
+
+
+# --- more file pieces than the descriptors a write may hold ------------------------------------
+
+HELD_CAP = 1024
+"""The most descriptors of its pieces' files a Cord's write may hold (FBD-IDENT-2), whatever
+``RLIMIT_NOFILE`` allows."""
+
+
+@contextlib.contextmanager
+def _quick_directory(tmp_path: Path) -> Iterator[Path]:
+    """Where a thousand files are made quickly: a directory in ``/dev/shm`` when there is one
+    (tmpfs), else ``tmp_path``."""
+    try:
+        with shm_directory() as directory:
+            yield directory
+    except OSError:
+        yield tmp_path
+
+
+def _files(directory: Path, count: int) -> list[Path]:
+    directory.mkdir()
+    made = []
+    for i in range(count):
+        path = directory / f"piece{i}.bin"
+        path.write_bytes(i.to_bytes(4, "big"))
+        made.append(path)
+    return made
+
+
+@pytest.mark.requires("file-backed")
+class TestPiecesPastTheDescriptorCap:
+    @clause("CORD-WRITE-3")
+    @pytest.mark.relies_on("FBD-CLOSED-1", "FBD-CHANGE-1")  # a bad piece is known to be bad
+    def test_a_bad_last_piece_past_the_cap_writes_nothing(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
+        """Cords of file pieces on both sides of the cap, each piece its own file, the last one
+        closed or changed: a check that covers only the pieces whose files it holds open lets
+        the output start."""
+        counts = around(HELD_CAP)
+        with _quick_directory(tmp_path) as directory:
+            files = _files(directory / "pieces", max(counts) - 1)
+            good = [blobs.wrap(path) for path in files]
+            for count in counts:
+                for fault in ("closed", "changed"):
+                    bad = blobs.wrap(blobs.file(b"bad", directory=directory))
+                    cord = impl.Cord(b"head")
+                    for piece in [*good[: count - 1], bad]:
+                        cord.append(piece)
+                    if fault == "closed":
+                        bad.close()
+                    else:
+                        blobs.path(bad).write_bytes(b"grown past its size")
+                    out = io.BytesIO()
+                    with pytest.raises((ValueError, OSError)):
+                        cord.write_to_file(out)
+                    written = len(out.getvalue())
+                    assert written == 0, (
+                        f"a Cord of {count} file pieces whose last is {fault}: {written} bytes "
+                        "written before it"
+                    )
+            blobs.close_all()
+
+
+_UNDER_A_LOWERED_LIMIT = r"""
+import hashlib, resource
+held = len(os.listdir("/proc/self/fd"))
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+limit = held + 128
+resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
+eighth = limit // 8
+pieces_dir = os.path.join(directory, "pieces")
+os.mkdir(pieces_dir)
+made = []
+for i in range(2 * limit):
+    path = os.path.join(pieces_dir, f"piece{i}.bin")
+    with open(path, "wb") as f:
+        f.write(i.to_bytes(4, "big"))
+    made.append(path)
+blobs = [impl.FileBackedData(p) for p in made]
+
+class Sink:
+    def __init__(self):
+        self.digest = hashlib.sha256()
+        self.peak = 0
+    def write(self, data):
+        self.peak = max(self.peak, len(os.listdir("/proc/self/fd")) - 1)
+        self.digest.update(data)
+        return len(data)
+
+print(f"limit={limit}")
+print(f"eighth={eighth}")
+for count in (eighth - 1, eighth, eighth + 1, limit - held - 1, limit + 1, 2 * limit):
+    cord = impl.Cord(b"head")
+    for blob in blobs[:count]:
+        cord.append(blob)
+        cord.append(b"|")
+    want = hashlib.sha256(b"head" + b"".join(i.to_bytes(4, "big") + b"|" for i in range(count)))
+    sink = Sink()
+    before = len(os.listdir("/proc/self/fd")) - 1
+    try:
+        cord.write_to_file(sink)
+    except OSError as exc:
+        print(f"{count}=failed {exc!r}")
+        continue
+    right = sink.digest.digest() == want.digest()
+    print(f"{count}={'right' if right else 'wrong'} {sink.peak - before}")
+"""
+
+
+@pytest.mark.skipif(
+    not os.path.isdir("/proc/self/fd") or sys.platform == "win32", reason="needs /proc, rlimits"
+)
+@pytest.mark.requires("subprocess")
+@pytest.mark.requires("file-backed")
+class TestUnderALoweredDescriptorLimit:
+    """Run in a child whose soft ``RLIMIT_NOFILE`` is lowered to what it holds plus 128: a Cord
+    of pieces on both sides of an eighth of the limit, and of more pieces than the limit."""
+
+    @clause("CORD-WRITE-1", "FBD-IDENT-2")
+    def test_a_cord_of_more_files_than_the_limit_is_written(
+        self, impl: Implementation, tmp_path: Path
+    ) -> None:
+        with _quick_directory(tmp_path) as directory:
+            run = run_child(impl, child_script(_UNDER_A_LOWERED_LIMIT), directory, "lowered")
+        with blame("CORD-WRITE-1"):
+            assert run.returncode == 0, f"the child failed:\n{run.stderr[-2000:]}"
+        eighth = int(run.value("eighth"))
+        limit = int(run.value("limit"))
+        outcomes = [line.partition("=")[::2] for line in run.lines[2:]]
+        for count, outcome in outcomes:  # core first: a failed write is not a strict failure
+            check(
+                outcome.startswith("right"),
+                f"a Cord of {count} file pieces under a limit of {limit} descriptors: {outcome}",
+                "CORD-WRITE-1",
+            )
+        for count, outcome in outcomes:
+            extra = int(outcome.split()[1])
+            check(
+                extra <= eighth + 2,
+                f"a Cord of {count} file pieces held {extra} descriptors at once while written, "
+                f"more than an eighth of the limit of {limit} ({eighth}) and the 2 of one read",
+                "FBD-IDENT-2",
+            )
+
+
+class TestRejectedTypesNamed:
+    @clause("CORD-TYPE-1")
+    @pytest.mark.parametrize("piece", REJECTED, ids=[type(v).__name__ for v in REJECTED])
+    @pytest.mark.parametrize("how", ["append", "constructor"])
+    def test_the_message_names_the_type_as_a_word(
+        self, impl: Implementation, piece: object, how: str
+    ) -> None:
+        """``type(piece).__name__``, exactly, as a whole word: a message that describes the type
+        in words (``a string``), or names the accepted types only, does not name it."""
+        if how == "constructor" and piece is None:
+            return  # Cord(None) is an empty Cord (CORD-INIT-1)
+        cord = impl.Cord(b"kept")
+        with pytest.raises(TypeError) as raised:
+            if how == "append":
+                cord.append(piece)
+            else:
+                impl.Cord(piece)
+        assert names_type(str(raised.value), piece), (
+            f"the message {str(raised.value)!r} does not name {type(piece).__name__!r}"
+        )
+        assert (len(cord), bytes(cord)) == (4, b"kept")

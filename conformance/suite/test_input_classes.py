@@ -8,18 +8,33 @@ test covers which row."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import io
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from conformance.api import FileBackedData, Implementation
 from conformance.harness.checks import check
-from conformance.harness.helpers import Blobs, duplicate_message, sha
+from conformance.harness.classes import (
+    MID_SECOND,
+    MTIME_STEPS,
+    PATH_FORMS,
+    SECOND,
+    FullRaw,
+    PathForm,
+    kept_mtime_steps,
+    path_forms,
+    restamped,
+    working_directory,
+)
+from conformance.harness.helpers import Blobs, duplicate_message, placeholders, sha
 from conformance.harness.input_classes import (
     BLOB_CLASSES,
     CHUNKS,
@@ -29,8 +44,11 @@ from conformance.harness.input_classes import (
     WRITE_CLASSES,
     BlobClass,
 )
+from conformance.harness.measure import MiB
+from conformance.harness.reuse import inode_reuse
 
 clause = pytest.mark.clause
+relies_on = pytest.mark.relies_on
 requires = pytest.mark.requires
 
 CLASSES = pytest.mark.parametrize("shape", BLOB_CLASSES, ids=[c.name for c in BLOB_CLASSES])
@@ -291,3 +309,341 @@ class TestDedupOfEveryClass:
             check(re.search(message, str(exc)), f"the error says {exc}", "NDS-KEY-3")
         else:
             check(False, "equal contents with another supplied digest were the same", "NDS-KEY-4")
+
+
+# --- modification times at every step the filesystem keeps --------------------------------------
+
+STEPS = pytest.mark.parametrize("step", MTIME_STEPS, ids=[f"{s}ns" for s in MTIME_STEPS])
+OLD = b"the blob's own contents" * 64
+NEW = b"another file's contents" * 64  # the same size
+
+
+def _keeps(directory: Path, step: int) -> None:
+    """Skip a step the filesystem of ``directory`` cannot show (its times are coarser)."""
+    if step not in kept_mtime_steps(directory):
+        pytest.skip(f"the filesystem of {directory} does not keep a {step} ns step of a time")
+
+
+def _within_its_second(mtime_ns: int, step: int) -> int:
+    """``mtime_ns`` moved by ``step``, forward or back, whichever stays in its second (below a
+    second's step, one of them does): a time kept in whole seconds does not move."""
+    if mtime_ns % SECOND + step < SECOND:
+        return mtime_ns + step
+    return mtime_ns - step
+
+
+@requires("low-memory-weights")
+class TestHandedDigestAtEveryStep:
+    @clause("HOOK-LOW-4")
+    @relies_on("FBD-HASH-1")  # a stale digest is seen against SHA-256 of the contents
+    @STEPS
+    def test_a_blob_rewritten_a_step_later_is_rehashed(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, step: int
+    ) -> None:
+        """Rewritten in place to its size and stamped ``step`` ns from the time it was hashed:
+        another modification time (HOOK-LOW-4: ``st_mtime_ns``), so its digest is recomputed."""
+        _keeps(tmp_path, step)
+        low = impl.low_memory
+        assert low is not None
+        so_path = tmp_path / "model.wrapper.so"
+        so_path.write_bytes(b"\x7fELF compiled model")
+        blob_path = low.materialize(str(so_path), [OLD])
+        hashed = os.stat(blob_path)
+        now = NEW.ljust(hashed.st_size, b"!")
+        restamped(Path(blob_path), now, _within_its_second(hashed.st_mtime_ns, step))
+        data, digest = low.load(blob_path)
+        blobs.track(cast(FileBackedData, data))
+        check(
+            digest == hashlib.sha256(now).hexdigest(),
+            f"a blob rewritten and stamped {step} ns from the hashed one was given the old digest",
+            "HOOK-LOW-4",
+        )
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="no /proc/self/fd")
+@requires("file-backed")
+class TestIdentityAtEveryStep:
+    @clause("FBD-IDENT-1")
+    @STEPS
+    @pytest.mark.parametrize("owned", [False, True], ids=["borrowed", "owned"])
+    def test_a_reused_inode_stamped_a_step_later_is_another_file(
+        self, impl: Implementation, blobs: Blobs, step: int, owned: bool
+    ) -> None:
+        """A new file of the same size that the kernel gave the deleted file's inode, stamped
+        ``step`` ns after it: its ``st_mtime_ns`` is its own, so it is not read as the blob nor
+        removed by the blob's release (FBD-IDENT-1)."""
+        _keeps(blobs.directory, step)
+        source = blobs.file(OLD, "stamped.bin")
+        os.utime(source, ns=(MID_SECOND, MID_SECOND))
+        blob = blobs.move(source) if owned else blobs.wrap(source)
+        path = blobs.path(blob)
+        old = os.lstat(path)
+        path.unlink()
+        path.write_bytes(NEW)
+        os.utime(path, ns=(MID_SECOND + step, MID_SECOND + step))
+        new = os.lstat(path)
+        reads: dict[str, Callable[[], object]] = {
+            "to_bytes()": blob.to_bytes,
+            "prefix()": lambda: blob.prefix(len(OLD)),
+            "sha256()": blob.sha256,
+            "write_to_file()": lambda: blob.write_to_file(io.BytesIO()),
+        }
+        try:
+            with inode_reuse((old.st_dev, old.st_ino), (new.st_dev, new.st_ino)):
+                for name, read in reads.items():
+                    try:
+                        read()
+                    except OSError:
+                        continue
+                    check(False, f"{name} read a file stamped {step} ns later", "FBD-IDENT-1")
+                if owned:
+                    blob.close()
+                    check(
+                        path.exists(),
+                        f"release removed a file stamped {step} ns after the owned one",
+                        "FBD-IDENT-1",
+                    )
+        finally:
+            path.unlink(missing_ok=True)
+
+    @clause("FBD-CHANGE-1")
+    @STEPS
+    @pytest.mark.parametrize("owned", [False, True], ids=["borrowed", "owned"])
+    def test_a_file_rewritten_in_place_and_stamped_a_step_later_is_changed(
+        self, impl: Implementation, blobs: Blobs, step: int, owned: bool
+    ) -> None:
+        """Rewritten in place to its size since it was wrapped, and stamped ``step`` ns after
+        the time it had: another ``st_mtime_ns``, so every read raises an OSError naming the
+        path (FBD-CHANGE-1, FBD-IDENT-1), whatever the step."""
+        _keeps(blobs.directory, step)
+        source = blobs.file(OLD, "rewritten.bin")
+        os.utime(source, ns=(MID_SECOND, MID_SECOND))
+        blob = blobs.move(source) if owned else blobs.wrap(source)
+        path = blobs.path(blob)
+        restamped(path, NEW, MID_SECOND + step)
+        reads: dict[str, Callable[[], object]] = {
+            "to_bytes()": blob.to_bytes,
+            "prefix()": lambda: blob.prefix(len(OLD)),
+            "sha256()": blob.sha256,
+            "write_to_file()": lambda: blob.write_to_file(io.BytesIO()),
+        }
+        try:
+            for name, read in reads.items():
+                try:
+                    read()
+                except OSError as exc:
+                    check(str(path) in str(exc), f"{name}: {exc} names no path", "FBD-CHANGE-1")
+                    continue
+                check(
+                    False,
+                    f"{name} read a file rewritten and stamped {step} ns later",
+                    "FBD-CHANGE-1",
+                )
+        finally:
+            blob.close()  # a changed owned file is no longer the owned one (FBD-IDENT-1)
+            path.unlink(missing_ok=True)
+
+
+# --- raw outputs that take nothing ----------------------------------------------------------------
+
+FILLED = [c for c in WRITE_CLASSES if c.size]
+
+
+class _Endless(Exception):
+    """The output was asked again and again to take bytes it refuses."""
+
+
+class _Counted(FullRaw):
+    """A :class:`FullRaw` that raises :class:`_Endless` when asked 1000 times after it is full."""
+
+    def __init__(self, room: int, step: int) -> None:
+        super().__init__(room, step)
+        self.refused = 0
+
+    def write(self, data: Any) -> int | None:
+        taken = super().write(data)
+        if taken is None:
+            self.refused += 1
+            if self.refused > 1000:
+                raise _Endless
+        return taken
+
+
+def _never_silently_short(write: Callable[[Any], None], size: int, clause_id: str) -> None:
+    """``write`` into raw outputs that fill up before ``size`` bytes (at once, or part-way, in
+    whole or short writes) raises: a ``None`` from a raw output took nothing (FBD-WRITE-1), so
+    returning normally leaves the output short."""
+    for room in sorted({0, size // 2}):
+        for step in (MiB, SHORT_WRITE):
+            out = _Counted(room, step)
+            try:
+                write(out)
+            except _Endless:
+                check(False, f"a full raw output (room {room}) was retried without end", clause_id)
+            except OSError:
+                continue
+            check(
+                False,
+                f"returned normally having written {len(out.data)} of {size} bytes into a raw "
+                f"output whose write returned None (room {room}, step {step})",
+                clause_id,
+            )
+
+
+@requires("file-backed")
+class TestRawOutputsThatFillUp:
+    @clause("FBD-WRITE-1", "CORD-WRITE-1")
+    @pytest.mark.parametrize("shape", FILLED, ids=[c.name for c in FILLED])
+    @HOW
+    def test_a_blob_is_never_silently_short(
+        self, impl: Implementation, blobs: Blobs, shape: BlobClass, how: str
+    ) -> None:
+        blob = _blob(blobs, shape)
+        size = shape.size + (0 if how == "blob" else len(HEADER))
+        blamed = "FBD-WRITE-1" if how == "blob" else "CORD-WRITE-1"
+        _never_silently_short(lambda out: _write(impl, blob, how, out), size, blamed)
+
+
+class TestRawOutputsThatFillUpWithBytes:
+    @clause("CORD-WRITE-1")
+    @pytest.mark.parametrize("size", [1, 33, SHORT_WRITE + 1, MiB + 1])
+    def test_a_cord_of_bytes_is_never_silently_short(self, impl: Implementation, size: int) -> None:
+        cord = impl.Cord(HEADER)
+        cord.append(bytes(range(256)) * (size // 256) + bytes(size % 256))
+        cord.append(TRAILER)
+        _never_silently_short(cord.write_to_file, len(cord), "CORD-WRITE-1")
+
+
+# --- every form of a path -------------------------------------------------------------------------
+
+FORMS = pytest.mark.parametrize("form", PATH_FORMS, ids=[f.name for f in PATH_FORMS])
+WRAPPED = b"the file the path names" * 8
+DECOY = b"a file of that name where the path's text leads" * 8
+
+
+def _formed(tmp_path: Path, form: PathForm) -> tuple[Path, str, Path]:
+    """The file, in ``home/sub``, a decoy of its name in ``home`` (where ``deep/..`` leads by
+    its text), the path naming the file in ``form`` and the directory to give it in."""
+    home = tmp_path / "forms"
+    home.mkdir()
+    target = path_forms(home) / "blob.bin"
+    target.write_bytes(WRAPPED)
+    (home / "blob.bin").write_bytes(DECOY)
+    text, cwd = form.of(home, "blob.bin")
+    return target, text, cwd
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links")
+@requires("file-backed")
+class TestEveryFormOfPath:
+    @clause("FBD-INIT-1", "FBD-INIT-3")
+    @FORMS
+    @pytest.mark.parametrize("cleanup", [False, True], ids=["borrowed", "owned"])
+    def test_the_constructor_wraps_the_file_the_path_names(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, form: PathForm, cleanup: bool
+    ) -> None:
+        target, text, cwd = _formed(tmp_path, form)
+        with working_directory(cwd):
+            blob = blobs.track(impl.FileBackedData(text, cleanup=cleanup))
+            check(len(blob) == len(WRAPPED), f"len() is {len(blob)}", "FBD-INIT-1")
+            _same(blob.to_bytes(), WRAPPED, f"to_bytes() of {text!r}", "FBD-INIT-1")
+            if cleanup:
+                blob.close()
+                check(not target.exists(), f"close() left the owned {text!r}", "FBD-INIT-3")
+        check(
+            (tmp_path / "forms" / "blob.bin").read_bytes() == DECOY,
+            "the decoy changed",
+            "FBD-INIT-1",
+        )
+
+    @clause("FBD-INIT-8")
+    @FORMS
+    @pytest.mark.parametrize("how", ["constructor", "move_from"])
+    def test_a_blob_keeps_its_file_after_chdir(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, form: PathForm, how: str
+    ) -> None:
+        target, text, cwd = _formed(tmp_path, form)
+        with working_directory(cwd):
+            if how == "constructor":
+                blob = blobs.track(impl.FileBackedData(text, cleanup=True))
+            else:
+                blob = blobs.track(impl.FileBackedData.move_from(text))
+        _same(blob.to_bytes(), WRAPPED, f"to_bytes() of {text!r} after chdir", "FBD-INIT-8")
+        blob.close()
+        left = [p.name for p in target.parent.iterdir() if p.is_file()]
+        check(left == [], f"close() after chdir left {left} of {text!r}", "FBD-INIT-8")
+
+    @clause("FBD-MOVE-1", "FBD-MOVE-2")
+    @FORMS
+    def test_move_from_takes_the_file_the_path_names_in_its_directory(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, form: PathForm
+    ) -> None:
+        target, text, cwd = _formed(tmp_path, form)
+        home = tmp_path / "forms"
+        with working_directory(cwd):
+            blob = blobs.track(impl.FileBackedData.move_from(text))
+            _same(blob.to_bytes(), WRAPPED, f"to_bytes() of move_from({text!r})", "FBD-MOVE-1")
+        check(not target.exists(), f"move_from({text!r}) left the source", "FBD-MOVE-1")
+        beside = placeholders(target.parent)
+        check(
+            len(beside) == 1 and beside[0].read_bytes() == WRAPPED,
+            f"move_from({text!r}) made no placeholder holding the file in its directory "
+            f"{target.parent} (found {beside}; in {home}: {placeholders(home)})",
+            "FBD-MOVE-2",
+        )
+        check((home / "blob.bin").read_bytes() == DECOY, "the decoy changed", "FBD-MOVE-1")
+
+
+# --- a hole probe that cannot tell ---------------------------------------------------------------
+
+PROBED = [c for c in WRITE_CLASSES if c.sparse or c.size > READ_BUFFER]
+
+
+@contextlib.contextmanager
+def _probe_fails(code: int) -> Iterator[list[int]]:
+    """For the block, ``os.lseek`` with ``SEEK_DATA`` raises ``OSError(code)``, as on a
+    filesystem that does not tell holes; yields a list counting the probes refused."""
+    real = os.lseek
+    refused: list[int] = []
+
+    def lseek(fd: int, position: int, how: int) -> int:
+        if how == getattr(os, "SEEK_DATA", None):
+            refused.append(1)
+            raise OSError(code, os.strerror(code))
+        return real(fd, position, how)
+
+    os.lseek = lseek
+    try:
+        yield refused
+    finally:
+        os.lseek = real
+
+
+@pytest.mark.skipif(not hasattr(os, "SEEK_DATA"), reason="no SEEK_DATA")
+@requires("file-backed")
+class TestHoleProbeThatCannotTell:
+    @clause("FBD-WRITE-3", "FBD-WRITE-1", "CORD-WRITE-1")
+    @pytest.mark.parametrize("shape", PROBED, ids=[c.name for c in PROBED])
+    @pytest.mark.parametrize("code", [errno.EINVAL, errno.EOPNOTSUPP], ids=["EINVAL", "EOPNOTSUPP"])
+    @HOW
+    def test_the_zeros_are_written(
+        self,
+        impl: Implementation,
+        blobs: Blobs,
+        tmp_path: Path,
+        shape: BlobClass,
+        code: int,
+        how: str,
+    ) -> None:
+        """Where ``SEEK_DATA`` fails with another error than ``ENXIO``, the holes cannot be told
+        (FBD-WRITE-3): the zeros are written, and the output is whole (FBD-WRITE-1)."""
+        blob = _blob(blobs, shape)
+        written = shape.data() if how == "blob" else HEADER + shape.data()
+        blamed = "FBD-WRITE-1" if how == "blob" else "CORD-WRITE-1"
+        target = tmp_path / "out.bin"
+        with _probe_fails(code), open(target, "wb") as out:
+            try:
+                _write(impl, blob, how, out)
+            except OSError as exc:
+                check(False, f"a hole probe failing with {exc!r} failed the write", blamed)
+        _same(target.read_bytes(), written, f"with a failing probe ({code})", blamed)

@@ -8,6 +8,8 @@ import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,6 +22,7 @@ from conformance.api import (
     NamedDataStoreOutput,
 )
 from conformance.harness.checks import blame, check
+from conformance.harness.classes import hand_made_maps
 from conformance.harness.helpers import (
     PREFIX,
     Blobs,
@@ -694,3 +697,146 @@ class TestRecords:
         assert getattr(output, "buffers") is buffers  # noqa: B009  # typed as a well-formed output
         assert getattr(output, "pte_data") is pte_data  # noqa: B009
         assert getattr(output, "external_data") is external_data  # noqa: B009
+
+
+# --------------------------------------------------------------------------------------------
+# Hand-made outputs: each map replayed in its own order, whatever order its buffers are in
+
+CONTENTS = st.sampled_from([b"a", b"b", PREFIX + b"x", PREFIX + b"y", b""])
+
+
+def _hand_made(
+    impl: Implementation,
+    buffers: list[bytes],
+    inline: list[tuple[str, int]],
+    tags: list[tuple[str, list[tuple[str, int]]]],
+) -> NamedDataStoreOutput:
+    def entries(pairs: list[tuple[str, int]]) -> dict[str, Any]:
+        return {key: impl.DataEntry(index, 1 + ord(key) % 3, (key,)) for key, index in pairs}
+
+    return impl.NamedDataStoreOutput(
+        buffers, entries(inline), {tag: entries(pairs) for tag, pairs in tags}
+    )
+
+
+class TestMergeOrderOfHandMadeOutputs:
+    @clause("NDS-MERGE-1")
+    @relies_on("NDS-DEDUP-1", "NDS-DEDUP-2", "NDS-DEDUP-5", "NDS-OUT-2")  # replayed adds' dedup
+    @settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(
+        drawn=st.integers(1, 4).flatmap(
+            lambda n: st.tuples(
+                st.lists(CONTENTS, min_size=n, max_size=n).map(lambda c: [fresh(b) for b in c]),
+                hand_made_maps(n),
+            )
+        ),
+        mine=st.sampled_from([None, b"a", PREFIX + b"y"]),
+    )
+    def test_each_map_is_replayed_in_its_own_order(
+        self,
+        impl: Implementation,
+        drawn: tuple[
+            list[bytes], tuple[list[tuple[str, int]], list[tuple[str, list[tuple[str, int]]]]]
+        ],
+        mine: bytes | None,
+    ) -> None:
+        """A hand-made output whose maps list their keys in an order of their own (not their
+        buffers'), and its tags in any order: merging it is adding its inline entries in their
+        map's order, then each tag's in theirs (NDS-MERGE-1)."""
+        buffers, (inline, tags) = drawn
+        other = _hand_made(impl, buffers, inline, tags)
+        target, replayed = impl.NamedDataStore(), impl.NamedDataStore()
+        if mine is not None:
+            kept = fresh(mine)
+            for store in (target, replayed):
+                store.add_named_data("mine", kept, 2, "t2")
+        target.merge_named_data_store(other)
+        for tag, pairs in [(None, inline), *tags]:
+            for key, index in pairs:
+                replayed.add_named_data(key, buffers[index], 1 + ord(key) % 3, tag, (key,))
+        assert state(target) == state(replayed), (
+            f"merging maps in the order {inline} then {tags} is not adding them in that order"
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Maps and buffer lists of other kinds: a mapping is read as a dict, a sequence as a list
+
+
+class _Entries(Mapping[str, Any]):
+    """A read-only mapping of the caller's own: a ``Mapping``, not a ``dict``."""
+
+    def __init__(self, entries: dict[str, Any]) -> None:
+        self._entries = entries
+
+    def __getitem__(self, key: str) -> Any:
+        return self._entries[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+class TestMapsOfOtherKinds:
+    @clause("NDS-MERGE-7")
+    @relies_on(REPLAY)  # compared with the merge of the same output as dicts and a list
+    @pytest.mark.parametrize("kind", ["MappingProxyType", "Mapping", "tuple"])
+    def test_a_mapping_and_a_sequence_are_read_as_a_dict_and_a_list(
+        self, impl: Implementation, kind: str
+    ) -> None:
+        buffers = [fresh(b"zero"), fresh(b"one"), fresh(b"two")]
+        pte = {"b": impl.DataEntry(1, 2, None), "a": impl.DataEntry(0, 1, None)}
+        tagged = {"c": impl.DataEntry(2, 4, ("c",))}
+        wrap: Callable[[dict[str, Any]], Mapping[str, Any]] = {
+            "MappingProxyType": MappingProxyType,
+            "Mapping": _Entries,
+            "tuple": dict,
+        }[kind]
+        other = impl.NamedDataStoreOutput(
+            tuple(buffers) if kind == "tuple" else buffers,
+            wrap(pte),
+            wrap({"model": wrap(tagged)}),
+        )
+        merged, expected = impl.NamedDataStore(), impl.NamedDataStore()
+        merged.merge_named_data_store(other)
+        expected.merge_named_data_store(
+            impl.NamedDataStoreOutput(buffers, dict(pte), {"model": dict(tagged)})
+        )
+        assert state(merged) == state(expected)
+
+    @clause("NDS-MERGE-7")
+    @pytest.mark.parametrize(
+        ("case", "named"),
+        [
+            ("pte-pairs", "pte_data"),
+            ("external-pairs", "external_data"),
+            ("tag-map-pairs", r"external_data\['model'\]"),
+            ("buffers-set", "buffers"),
+            ("buffers-generator", "buffers"),
+        ],
+    )
+    def test_what_is_not_a_mapping_or_a_sequence_is_a_type_error(
+        self, impl: Implementation, case: str, named: str
+    ) -> None:
+        entry = impl.DataEntry(0, 1, None)
+        buffers: object = [b"zero"]
+        pte: object = {"a": entry}
+        external: object = {"model": {"b": entry}}
+        if case == "pte-pairs":
+            pte = [("a", entry)]
+        elif case == "external-pairs":
+            external = [("model", {"b": entry})]
+        elif case == "tag-map-pairs":
+            external = {"model": [("b", entry)]}
+        elif case == "buffers-set":
+            buffers = {b"zero"}
+        else:
+            buffers = (b for b in [b"zero"])
+        target = impl.NamedDataStore()
+        target.add_named_data("mine", b"mine")
+        before = state(target)
+        with pytest.raises(TypeError, match=named):
+            target.merge_named_data_store(impl.NamedDataStoreOutput(buffers, pte, external))
+        assert state(target) == before

@@ -9,9 +9,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conformance.api import FileBackedData, Implementation, NamedDataStore
 from conformance.harness.checks import check
+from conformance.harness.classes import REJECTED, lying_strs, names_type
 from conformance.harness.helpers import (
     PREFIX,
     Blobs,
@@ -664,3 +667,56 @@ class TestAlignment:
             entries = out.pte_data if tag is None else out.external_data[tag]
             assert (entries["key"].alignment, entries["sharer"].alignment) == (expected, 4)
         assert len(store.get_named_data_store_output().buffers) == 1
+
+
+class TestKeysWhoseMethodsLie:
+    """A key or tag of a ``str`` subclass is the ``str`` of its characters (``str.__str__``),
+    whatever any method of its own (``__str__``, ``__hash__``, ``__eq__``, ``__format__``,
+    ``__fspath__``, ``join``, ...) says: drawn from every subset of them."""
+
+    @clause("NDS-ADD-8")
+    @relies_on("NDS-KEY-2", "NDS-KEY-1")  # an equal re-add of the plain key: one entry
+    @settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(
+        key=lying_strs("a"),
+        other=lying_strs("b"),
+        tag=lying_strs("t"),
+        how=st.sampled_from(["add", "merge"]),
+    )
+    def test_a_key_or_tag_is_its_characters(
+        self, impl: Implementation, key: str, other: str, tag: str, how: str
+    ) -> None:
+        store = impl.NamedDataStore()
+        if how == "add":
+            store.add_named_data(key, b"A", 4)
+            store.add_named_data(other, b"B", 8, tag)
+        else:
+            store.merge_named_data_store(
+                impl.NamedDataStoreOutput(
+                    [b"A", b"B"],
+                    {key: impl.DataEntry(0, 4, None)},
+                    {tag: {other: impl.DataEntry(1, 8, None)}},
+                )
+            )
+        store.add_named_data("a", b"A", 4)  # the same key, so no second entry
+        assert exact(store) == [
+            (None, "a", str, int),
+            ("t", "b", str, int),
+            ("t", None, str, int),
+        ], f"keys {type(key).__name__} and {type(other).__name__}, tag {type(tag).__name__}"
+
+
+class TestRejectedTypesNamed:
+    @clause("NDS-ADD-1")
+    @pytest.mark.parametrize("data", REJECTED, ids=[type(v).__name__ for v in REJECTED])
+    def test_the_message_names_the_type_as_a_word(self, impl: Implementation, data: object) -> None:
+        """``type(data).__name__``, exactly, as a whole word (as CORD-TYPE-1 says)."""
+        store = impl.NamedDataStore()
+        store.add_named_data("kept", b"kept")
+        before = state(store)
+        with pytest.raises(TypeError) as raised:
+            store.add_named_data("new", data)
+        assert names_type(str(raised.value), data), (
+            f"the message {str(raised.value)!r} does not name {type(data).__name__!r}"
+        )
+        assert state(store) == before

@@ -1,0 +1,32 @@
+"""Breaks: CORD-WRITE-3
+
+``Cord.write_to_file`` into a file opened by ``open()`` (the kernel-copy path) that writes each
+piece as it reaches it, checking none before the first byte: a closed or changed later piece is
+found after the pieces before it are in the file. Into ``io.BytesIO`` and other outputs it checks
+them all first, as the reference does.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reference
+from reference.file_backed import write_all
+from reference.verified_reader import _os_file
+
+from . import implementation
+
+
+class Cord(reference.Cord):
+    def write_to_file(self, outfile: Any) -> None:
+        if _os_file(outfile) is None:
+            super().write_to_file(outfile)
+            return
+        for piece in self.pieces:
+            if isinstance(piece, bytes):
+                write_all(outfile, memoryview(piece))
+            else:
+                piece.write_to_file(outfile)
+
+
+IMPLEMENTATION = implementation(__name__, Cord=Cord)

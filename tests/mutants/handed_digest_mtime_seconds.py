@@ -1,0 +1,37 @@
+"""Breaks: HOOK-LOW-4
+
+A handed-on digest trusted while the blob has the inode, the size and the modification time *in
+whole seconds* of the file hashed: a blob rewritten in place, to its size, within the second of
+its last write is loaded with the digest of what was written first.
+"""
+
+from __future__ import annotations
+
+import os
+
+from reference import hooks
+
+from . import implementation
+from ._base import LowMemory, LowMemoryBackend
+
+
+class Backend(LowMemoryBackend):
+    @staticmethod
+    def _handed_digest(blob_path: str) -> bytes | None:
+        if not isinstance(blob_path, hooks.WeightsBlobPath):
+            return None
+        try:
+            st = os.stat(blob_path)
+        except OSError:
+            return None
+        dev, ino, size, mtime_ns = blob_path._stamp
+        same = (st.st_dev, st.st_ino, st.st_size, int(st.st_mtime)) == (
+            dev,
+            ino,
+            size,
+            mtime_ns // 10**9,
+        )
+        return blob_path.sha256 if same else None
+
+
+IMPLEMENTATION = implementation(__name__, low_memory=LowMemory(Backend))

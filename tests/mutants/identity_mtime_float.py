@@ -1,0 +1,44 @@
+"""Breaks: FBD-IDENT-1, FBD-CHANGE-1
+
+The file's identity records its modification time as the float ``st_mtime`` (about a quarter of a
+microsecond apart at today's dates), not ``st_mtime_ns``: a file rewritten in place to its size and
+stamped a few nanoseconds after it was wrapped, or a new file that reuses its inode number, is
+read as the blob.
+"""
+
+from __future__ import annotations
+
+import os
+
+import reference
+from reference.location import Location, identity_of
+from reference.verified_reader import _VerifiedReader
+
+from . import implementation
+
+
+class FileBackedData(reference.FileBackedData):
+    def _init(
+        self,
+        path: str,
+        st: os.stat_result,
+        digest: bytes | None,
+        owner: bool,
+        location: Location,
+    ) -> None:
+        super()._init(path, st, digest, owner, location)
+        self._mtime = st.st_mtime
+
+    def _open(self, directory: int | None = None) -> _VerifiedReader:
+        identity = self._identity
+        try:
+            st = os.lstat(self._location.path)
+        except OSError:
+            pass
+        else:  # the same file, judged by the float time
+            if (st.st_dev, st.st_ino, st.st_mtime) == (*identity[:2], self._mtime):
+                identity = identity_of(st)
+        return _VerifiedReader(self._location, identity, self._size, directory)
+
+
+IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
