@@ -65,7 +65,7 @@ _DIGEST_SIZE = hashlib.sha256().digest_size
 
 def _check_path(path: object) -> str:
     # FBD-INIT-5: a str or a PathLike giving one; no NUL, named in the error
-    # by the types alone (FBD-INIT-9): ``isinstance`` would ask the value its ``__class__``
+    # by the types alone (FBD-INIT-10): ``isinstance`` would ask the value its ``__class__``
     if issubclass(type(path), os.PathLike):
         path = os.fspath(path)  # type: ignore[call-overload]  # a PathLike: checked above
     if not issubclass(type(path), str):
@@ -84,7 +84,7 @@ def _check_digest(sha256: object) -> bytes | None:
     # FBD-INIT-6: None or 32 bytes, a wrong type or length named
     if sha256 is None:
         return None
-    if not issubclass(type(sha256), bytes):  # FBD-INIT-9: by its type alone
+    if not issubclass(type(sha256), bytes):  # FBD-INIT-10: by its type alone
         raise TypeError(f"sha256 must be bytes or None, not {type_name(sha256)}: {shown(sha256)}")
     assert isinstance(sha256, bytes)  # true by its type: no __class__ of its own is asked
     if bytes.__len__(sha256) != _DIGEST_SIZE:  # the length itself, not a subclass's
@@ -113,7 +113,7 @@ class FileBackedData:
         sha256: bytes | None = None,
     ) -> None:
         checked = _check_path(path)
-        if type(cleanup) is not bool:  # FBD-INIT-6 (bool has no subclasses); FBD-INIT-9
+        if type(cleanup) is not bool:  # FBD-INIT-6 (bool has no subclasses); FBD-INIT-10
             raise TypeError(f"cleanup must be bool, not {type_name(cleanup)}: {shown(cleanup)}")
         digest = _check_digest(sha256)
         st = os.lstat(checked)  # FBD-INIT-4: a missing path is FileNotFoundError
@@ -328,7 +328,7 @@ class FileBackedData:
         """The first ``size`` bytes (fewer if the blob is shorter): FBD-READ-1, reading only
         those bytes (an unbuffered file)."""
         # FBD-READ-3: an int >= 0, named otherwise
-        if type(size) is bool or not issubclass(type(size), int):  # FBD-INIT-9: by type alone
+        if type(size) is bool or not issubclass(type(size), int):  # FBD-INIT-10: by type alone
             raise TypeError(f"size must be int, not {type_name(size)}: {shown(size)}")
         if size < 0:
             raise ValueError(f"size must be >= 0, got {shown(size)}")

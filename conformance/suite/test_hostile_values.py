@@ -1,5 +1,5 @@
 """Values that fight back: keys UTF-8 cannot encode, and bad arguments whose own methods raise or
-whose text has no bound (spec NDS-KEY-7, NDS-ADD-9, FBD-INIT-9).
+whose text has no bound (spec NDS-KEY-7, NDS-ADD-9, FBD-INIT-10).
 
 A bad value must get the error its clause promises, named without running any code of the value's;
 a key or tag the store accepts must survive every later operation of the store.
@@ -230,7 +230,7 @@ class TestUnformattableArguments:
 
 @requires("file-backed")
 class TestUnformattableFileArguments:
-    @clause("FBD-INIT-9")
+    @clause("FBD-INIT-10")
     @relies_on("FBD-INIT-5", "FBD-INIT-6")
     @pytest.mark.parametrize("made", UNPRINTABLES)
     @pytest.mark.parametrize("argument", ["path", "move_from", "cleanup", "sha256"])
@@ -251,7 +251,7 @@ class TestUnformattableFileArguments:
         assert sorted(p.name for p in tmp_path.iterdir()) == ["data.bin"]
         assert source.read_bytes() == b"some data"
 
-    @clause("FBD-INIT-9")
+    @clause("FBD-INIT-10")
     @relies_on("FBD-READ-3")
     @pytest.mark.parametrize(
         "size", [Unprintable(), UnprintableFloat(2.0), HUGE], ids=["repr", "float", "huge"]

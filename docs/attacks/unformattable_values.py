@@ -1,4 +1,4 @@
-"""Bad values whose own text fails (spec NDS-ADD-9, FBD-INIT-9, NDS-ADD-3).
+"""Bad values whose own text fails (spec NDS-ADD-9, FBD-INIT-10, NDS-ADD-3).
 
 Each bad argument must get the error its clause promises, naming the value without running its
 code: a key, alignment or tag whose ``__repr__`` raises gives the ``TypeError`` of NDS-ADD-5/6, an

@@ -1,7 +1,7 @@
-"""Breaks: FBD-INIT-9
+"""Breaks: FBD-INIT-10
 
 A ``FileBackedData`` whose constructor formats a path of a wrong type with ``{path!r}``, as the
-reference did before FBD-INIT-9: a path object whose ``__repr__`` raises gives that error instead
+reference did before FBD-INIT-10: a path object whose ``__repr__`` raises gives that error instead
 of FBD-INIT-5's ``TypeError``.
 """
 
