@@ -441,7 +441,7 @@ class NamedDataStore:
     def _shard_tag(prefix: str, keys: list[str]) -> str:
         """A shard's tag: its keys' UTF-8, each NUL in a key written as the byte FF (which UTF-8
         never holds), joined by NUL and hashed, so no two key lists share one (NDS-EXT-4; for
-        keys without NUL, ExecuTorch's tag)."""
+        keys without NUL, ExecuTorch's tag; NDS-EXT-9)."""
         joined = b"\0".join(key.encode().replace(b"\0", b"\xff") for key in keys)
         return f"{prefix}_{hashlib.sha256(joined).hexdigest()}"
 

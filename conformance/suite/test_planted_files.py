@@ -81,7 +81,7 @@ def _strays(directory: Path, expected: set[str]) -> list[str]:
     return sorted(set(os.listdir(directory)) - expected)
 
 
-def _as_nobody(action: Callable[[], None]) -> None:
+def _as_nobody(action: Callable[[], object]) -> None:
     """Run ``action`` in a forked child as uid/gid ``nobody``; raise if it fails."""
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child; it must never return into pytest

@@ -1,8 +1,8 @@
-"""Breaks: NDS-EXT-4
+"""Breaks: NDS-EXT-4, NDS-EXT-9
 
 A shard's tag hashed over its sorted keys joined with nothing (``"".join``) instead of NUL: right
 for a shard of one key, wrong for every shard of two or more (and ``ab`` + ``c`` collides with
-``a`` + ``bc``).
+``a`` + ``bc``); its tags of keys holding NUL are not NDS-EXT-9's either.
 """
 
 from __future__ import annotations
