@@ -21,7 +21,7 @@ from types import TracebackType
 from typing import NoReturn
 
 from .deferral import _atomically, _Deferral
-from .location import FileChangedError, Identity, Location, identity_of, locate
+from .location import FileChangedError, Location, identity_of, locate
 from .ownership import (
     _owner_of,
     _register,
@@ -250,12 +250,14 @@ class FileBackedData:
             if there == move.empty:
                 os.unlink(move.where.name, dir_fd=directory)
                 return
-        cls._put_back(move)
+        put_back(move)
 
     @staticmethod
     def _put_back(move: _Move) -> None:
         """After a failure past the rename: what is at the placeholder back at the source's name
-        (FBD-MOVE-5), never replacing what took that name meanwhile (FBD-MOVE-11)."""
+        (FBD-MOVE-5), never replacing what took that name meanwhile (FBD-MOVE-11). A step of its
+        own, apart from the undo of a failed take and of an interrupted move, which put back
+        the same way."""
         put_back(move)
 
     def _move_back(self, move: _Move) -> None:
@@ -263,7 +265,7 @@ class FileBackedData:
         to the source's name, and no registration is left; where it cannot, the data stays in
         this directory, unowned, and the error names where (FBD-MOVE-11)."""
         try:
-            type(self)._put_back(move)
+            put_back(move)
         finally:
             self._disown()  # never left to a finalizer that would delete what the caller lacks
 
@@ -437,14 +439,6 @@ def checked_readers(pieces: Iterable[object]) -> Iterator[dict[int, _VerifiedRea
     finally:
         for reader in readers.values():
             reader.close()
-
-
-def _identity_of(path: str) -> Identity | None:
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return None
-    return identity_of(st)
 
 
 def _unlink_quietly(path: str) -> None:
