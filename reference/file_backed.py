@@ -21,7 +21,7 @@ from types import TracebackType
 from typing import NoReturn
 
 from .deferral import _atomically, _Deferral
-from .location import FileChangedError, Location, identity_of, locate
+from .location import FileChangedError, Identity, Location, identity_of, locate
 from .ownership import (
     _owner_of,
     _register,
@@ -238,18 +238,14 @@ class FileBackedData:
     def _undo(cls, move: _Move) -> None:
         """After a failed or interrupted ``_take``: no placeholder left, and whatever the take
         moved onto it (it can fail after the rename) back at the source's name (FBD-MOVE-11).
-        Only the empty file ``mkstemp`` made is removed."""
-        if move.where is None or move.empty is None:  # the take never ran: the file is ours
-            _unlink_quietly(move.placeholder)
+        Only the empty file ``mkstemp`` made is removed, by its path: what has its identity is
+        that file, wherever the path leads."""
+        there = _identity_of(move.placeholder)
+        if there is None:
             return
-        with move.where.opened_directory() as directory:
-            try:
-                there = identity_of(move.where.stat_in(directory))
-            except FileNotFoundError:
-                return
-            if there == move.empty:
-                os.unlink(move.where.name, dir_fd=directory)
-                return
+        if move.where is None or there == move.empty:
+            _unlink_quietly(move.placeholder)  # the take never ran, or left the file as made
+            return
         put_back(move)
 
     @staticmethod
@@ -439,6 +435,14 @@ def checked_readers(pieces: Iterable[object]) -> Iterator[dict[int, _VerifiedRea
     finally:
         for reader in readers.values():
             reader.close()
+
+
+def _identity_of(path: str) -> Identity | None:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    return identity_of(st)
 
 
 def _unlink_quietly(path: str) -> None:
