@@ -276,24 +276,22 @@ class FileBackedData:
     def _undo(cls, move: _Move) -> None:
         """After a failed or interrupted ``_take``: no placeholder left, and whatever the take
         moved onto it (it can fail after the rename) back at the source's name (FBD-MOVE-11).
-        Only the empty file ``mkstemp`` made is removed."""
-        if move.where is None or move.empty is None:  # the take never ran: the file is ours
-            _unlink_quietly(move.placeholder)
+        Only the empty file ``mkstemp`` made is removed, by its path: what has its identity is
+        that file, wherever the path leads."""
+        there = _identity_of(move.placeholder)
+        if there is None:
             return
-        with move.where.opened_directory() as directory:
-            try:
-                there = identity_of(move.where.stat_in(directory))
-            except FileNotFoundError:
-                return
-            if there == move.empty:
-                os.unlink(move.where.name, dir_fd=directory)
-                return
-        cls._put_back(move)
+        if move.where is None or there == move.empty:
+            _unlink_quietly(move.placeholder)  # the take never ran, or left the file as made
+            return
+        put_back(move)
 
     @staticmethod
     def _put_back(move: _Move) -> None:
         """After a failure past the rename: what is at the placeholder back at the source's name
-        (FBD-MOVE-5), never replacing what took that name meanwhile (FBD-MOVE-11)."""
+        (FBD-MOVE-5), never replacing what took that name meanwhile (FBD-MOVE-11). A step of its
+        own, apart from the undo of a failed take and of an interrupted move, which put back
+        the same way."""
         put_back(move)
 
     def _move_back(self, move: _Move) -> None:
@@ -301,7 +299,7 @@ class FileBackedData:
         to the source's name, and no registration is left; where it cannot, the data stays in
         this directory, unowned, and the error names where (FBD-MOVE-11)."""
         try:
-            type(self)._put_back(move)
+            put_back(move)
         finally:
             self._disown()  # never left to a finalizer that would delete what the caller lacks
 
