@@ -113,14 +113,12 @@ class FileBackedData:
         absolute = checked if os.path.isabs(checked) else os.path.join(os.getcwd(), checked)
         if cleanup:  # FBD-INIT-9: found by a walk that follows no other user's directory link
             where, st = _located_owned(checked)
-        else:
-            where = locate(absolute, link)
-        if cleanup:  # an interrupt must not leave an owner the caller never got (FBD-INTR-1)
+            # an interrupt must not leave an owner the caller never got (FBD-INTR-1)
             _atomically(
                 lambda: self._init(absolute, st, digest, True, where), lambda _: self._disown()
             )
         else:
-            self._init(absolute, st, digest, False, where)
+            self._init(absolute, st, digest, False, locate(absolute, link))
 
     def _init(
         self,
