@@ -23,6 +23,7 @@ from .deferral import _atomically
 from .location import FileChangedError, Identity, Location, identity_of, locate, locate_owned
 from .ownership import (
     _owner_of,
+    _refuse_if_exiting,
     _register,
     _registry_lock,
     _release,
@@ -197,6 +198,7 @@ class FileBackedData:
         owner = _owner_of(identity)
         if owner is not None:
             raise ValueError(f"cannot move {source!r}: it is owned by {owner!r}")
+        _refuse_if_exiting(source)  # FBD-EXIT-3: named by the source, before the rename
         return cls._move_held(source, identity, digest)
 
     @classmethod
