@@ -23,6 +23,7 @@ from .deferral import _atomically, _Deferral
 from .location import FileChangedError, Identity, Location, identity_of, locate, locate_owned
 from .ownership import (
     _owner_of,
+    _refuse_if_exiting,
     _register,
     _registry_lock,
     _release,
@@ -125,14 +126,12 @@ class FileBackedData:
         absolute = checked if os.path.isabs(checked) else os.path.join(os.getcwd(), checked)
         if cleanup:  # FBD-INIT-9: found by a walk that follows no other user's directory link
             where, st = _located_owned(checked)
-        else:
-            where = locate(absolute, link)
-        if cleanup:  # an interrupt must not leave an owner the caller never got (FBD-INTR-1)
+            # an interrupt must not leave an owner the caller never got (FBD-INTR-1)
             _atomically(
                 lambda: self._init(absolute, st, digest, True, where), lambda _: self._disown()
             )
         else:
-            self._init(absolute, st, digest, False, where)
+            self._init(absolute, st, digest, False, locate(absolute, link))
 
     def _init(
         self,
@@ -218,6 +217,7 @@ class FileBackedData:
         owner = _owner_of(move.identity)
         if owner is not None:
             raise ValueError(f"cannot move {move.source!r}: it is owned by {owner!r}")
+        _refuse_if_exiting(move.source)  # FBD-EXIT-3: named by the source, before the rename
         return cls._move_held(move, digest)
 
     @classmethod

@@ -230,15 +230,20 @@ def _register(identity: Identity, owner: FileBackedData, location: Location, pid
     """Record ``owner`` as the owner of the file ``identity``, unless an open object owns it, or
     the interpreter is exiting (its owned files already released: FBD-EXIT-3)."""
     with _owners_lock:
-        if _exiting:
-            raise RuntimeError(
-                f"cannot own {owner.path!r}: the interpreter is exiting, and its owned files "
-                "have been released"
-            )
+        _refuse_if_exiting(owner.path)
         current = _live_owner(identity)
         if current is not None:
             raise ValueError(f"{owner.path!r} is already owned by {current!r}")
         _owners[identity] = _entry(owner, location, pid)
+
+
+def _refuse_if_exiting(path: str) -> None:
+    """``RuntimeError`` naming ``path`` once the release at exit has begun (FBD-EXIT-3)."""
+    if _exiting:
+        raise RuntimeError(
+            f"cannot own {path!r}: the interpreter is exiting, and its owned files have been "
+            "released"
+        )
 
 
 def _registry_lock() -> threading.RLock:

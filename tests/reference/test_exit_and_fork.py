@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+import reference.file_backed as file_backed
 import reference.location as location
 import reference.ownership as ownership
 import reference.placeholders as placeholders
@@ -149,13 +150,29 @@ def test_no_owner_once_the_exit_release_began(tmp_path: Path) -> None:
     with _exiting():
         with pytest.raises(RuntimeError, match=re.escape(repr(str(source))) + ".*exiting"):
             FileBackedData(str(source), cleanup=True)
-        with pytest.raises(RuntimeError, match="the interpreter is exiting"):
+        with pytest.raises(RuntimeError, match=re.escape(repr(str(source))) + ".*exiting"):
             FileBackedData.move_from(str(source))
         assert os.listdir(tmp_path) == ["source.bin"]  # in place, no placeholder
         assert source.read_bytes() == DATA
         assert ownership._owners == {}
         FileBackedData(str(source)).close()  # borrowing is no ownership
     FileBackedData.move_from(str(source)).close()
+
+
+def test_a_move_refused_at_its_registration_is_put_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The exit release began between move_from's early check and its registration."""
+    source = _source(tmp_path)
+    monkeypatch.setattr(file_backed, "_refuse_if_exiting", lambda path: None)
+    with (
+        _exiting(),
+        pytest.raises(RuntimeError, match=r"\.executorch_.*the interpreter is exiting"),
+    ):
+        FileBackedData.move_from(str(source))
+    assert os.listdir(tmp_path) == ["source.bin"]
+    assert source.read_bytes() == DATA
+    assert ownership._owners == {}
 
 
 def test_the_exit_release_removes_a_file_whose_owner_was_collected_after_shutdown(
