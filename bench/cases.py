@@ -19,7 +19,7 @@ from typing import Any, Protocol
 BLOB = 64
 """Bytes per blob: equal length, distinct first 32 bytes unless a case says otherwise."""
 ENTRIES = 10
-"""Entries per output in the merge cases that merge many small outputs (the issue's 10)."""
+"""Entries per output in the merge cases that merge many small outputs (the target's 10)."""
 
 
 class Impl(Protocol):

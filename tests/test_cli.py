@@ -705,7 +705,7 @@ def test_main_in_process(
 def test_a_port_declared_by_the_clauses_it_failed_conforms_with_exactly_those(
     tmp_path: Path,
 ) -> None:
-    """The porter's route of issue 23: run, declare the clauses the report failed (by clause),
+    """The porter's route: run, declare the clauses the report failed (by clause),
     run again: exit 0, and exactly those clauses read "expected deviation"."""
     impl = "tests.impls.merge_drops_layout"
     # one seed for both runs: the store machine draws the same examples, so the second run meets

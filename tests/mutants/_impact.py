@@ -1,6 +1,6 @@
 """Which suite tests can see a mutant: a map, recorded once per meta run against the reference,
 of the reference functions and the ``Implementation`` fields each suite test reaches, and the
-selection it gives each mutant (issue 27: meta ran every mutant over the whole suite).
+selection it gives each mutant (so that meta need not run every mutant over the whole suite).
 
 A mutant differs from the reference only in what it replaces: methods of a reference class (the
 code of the reference's method is not run), or a whole field of the ``Implementation`` (a hook

@@ -1,4 +1,4 @@
-"""NamedDataStore: a merge's and an output's work does not grow with the store (issue 14), and
+"""NamedDataStore: a merge's and an output's work does not grow with the store, and
 interrupted commits are undone; work is counted by containers that count what is read of them."""
 
 from __future__ import annotations
