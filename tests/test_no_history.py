@@ -44,5 +44,6 @@ def test_no_tracked_file_names_the_works_history() -> None:
             text = path.read_text(encoding="utf-8")
         except (UnicodeDecodeError, OSError):  # binary (or unreadable): no prose
             continue
-        found += [f"{path.relative_to(ROOT)}:{n}: {line.strip()}" for n, line in history_lines(text)]
+        name = path.relative_to(ROOT)
+        found += [f"{name}:{n}: {line.strip()}" for n, line in history_lines(text)]
     assert not found, "history in the project's files:\n" + "\n".join(found)
