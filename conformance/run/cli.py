@@ -34,6 +34,7 @@ from .collect import CollectError, collect_suite
 from .console import Tee
 from .deviations import read_deviations, suite_test_names, unmatched
 from .options import add_run_options
+from .plugin import REPORTER_NAME
 from .report import check_report_path, clause_columns, first_sentence, fit
 from .spec import PROFILES, Clause, SpecError, load_spec
 
@@ -307,7 +308,7 @@ class _Observer:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        reporter = session.config.pluginmanager.get_plugin("cordspec-reporter")
+        reporter = session.config.pluginmanager.get_plugin(REPORTER_NAME)
         report = getattr(reporter, "report", None)
         self.partial = bool(report is not None and report.header.partial)
 
