@@ -57,7 +57,8 @@ T = TypeVar("T")
 Mode = Literal["calls", "lines"]
 
 LONG_CAMPAIGN_ENV = "CORDSPEC_LONG_CAMPAIGN"
-"""Set (to anything but ``""`` or ``0``) for the long campaigns (10,000 moves, 3,000 constructions, ...)."""
+"""Set (to anything but ``""`` or ``0``) for the long campaigns (10,000 moves, 3,000
+constructions, ...)."""
 
 OS_CALLS = ("open", "close", "replace", "rename", "unlink", "remove", "lstat", "stat", "fstat")
 """The ``os`` functions whose calls are steps; ``builtins.open`` is one too."""
