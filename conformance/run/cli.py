@@ -25,7 +25,6 @@ from pathlib import Path
 
 import pytest
 
-from .. import suite
 from ..adapters import load_implementation, selected_target
 from ..adapters.backend_run import add_backend_option, run_backends
 from ..api import ImplementationError
@@ -33,8 +32,7 @@ from ..harness.hypothesis_home import HOME_VARIABLE, default_home
 from .collect import CollectError, collect_suite
 from .console import Tee
 from .deviations import read_deviations, suite_test_names, unmatched
-from .options import add_run_options
-from .plugin import REPORTER_NAME
+from .options import REPORTER_NAME, add_run_options
 from .report import check_report_path, clause_columns, first_sentence, fit
 from .spec import PROFILES, Clause, SpecError, load_spec
 
@@ -50,7 +48,7 @@ __all__ = [
 ]
 
 INI = Path(__file__).parents[1] / "cordspec.ini"
-SUITE = Path(suite.__file__).parent
+SUITE = Path(__file__).parents[1] / "suite"
 
 
 class Exit(enum.IntEnum):
@@ -121,12 +119,6 @@ def _parser() -> argparse.ArgumentParser:
         "--hypothesis-profile",
         metavar="NAME",
         help="load this registered Hypothesis settings profile",
-    )
-    run.add_argument(
-        "--shrink",
-        action="store_true",
-        help="shrink failing examples to minimal ones (off by default: a verdict needs one "
-        "failing example, and shrinking against a broken implementation takes minutes)",
     )
     clauses = commands.add_parser(
         "clauses",

@@ -1,6 +1,12 @@
 """cordspec's pytest plugin (entry point ``cordspec``): the run options (``--cordspec-impl``, ...),
 the registration of :mod:`.suite_plugin`, and the clause report: a status per clause and a verdict
-per profile (terminal summary, ``--report`` files)."""
+per profile (terminal summary, ``--report`` files).
+
+Installed, it loads in every pytest run of the environment, so it is inert, as Hypothesis' plugin
+is: it adds its options, and registers the suite's markers, fixtures and hooks only in a run that
+is the suite's (:func:`~.options.is_cordspec_run`) or that imports the suite (:func:`activate`).
+The reporter it registers in every run acts only on reports of the suite's tests, which carry
+their clauses."""
 
 from __future__ import annotations
 
@@ -12,10 +18,12 @@ import pytest
 
 from ..adapters import load_implementation, selected_target
 from ..api import Implementation
+from ..harness import hypothesis_profiles
 from . import suite_plugin
 from .deviations import declared_clauses
-from .options import add_run_options
+from .options import REPORTER_NAME, add_run_options, is_cordspec_run
 from .report import (
+    CLAUSES_PROPERTY,
     OVERRIDE_PREFIX,
     Collector,
     Kind,
@@ -31,9 +39,12 @@ from .suite_plugin import (
     spec_of,
 )
 
-__all__ = ["REPORTER_NAME"]
+__all__ = ["activate"]
 
-REPORTER_NAME = "cordspec-reporter"
+SUITE_PLUGIN_NAME = "cordspec-suite"
+_configs: list[pytest.Config] = []
+"""The pytest runs configured in this process and not yet ended, innermost last (pytester nests
+them)."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -41,15 +52,37 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_run_options(group.addoption, pytest=True)
 
 
+@pytest.hookimpl(tryfirst=True)  # before Hypothesis' plugin loads --hypothesis-profile
 def pytest_configure(config: pytest.Config) -> None:
     for path in config.getoption("cordspec_report"):
         try:
             check_report_path(path)
         except ValueError as exc:
             raise pytest.UsageError(f"--cordspec-report {exc}") from None
-    config.pluginmanager.register(suite_plugin, "cordspec-suite")
+    _configs.append(config)
+    ours = is_cordspec_run(config)
+    hypothesis_profiles.configure(config, ours)
+    if ours:
+        activate(config)
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) reports
         config.pluginmanager.register(_Reporter(config), REPORTER_NAME)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if config in _configs:
+        _configs.remove(config)
+
+
+def activate(config: pytest.Config | None = None) -> None:
+    """Register the suite's plugin (:mod:`.suite_plugin`) in ``config``'s run, once; by default in
+    the innermost run configured in this process, if any (the suite's package calls this when it
+    is imported, so that a run importing suite classes gets their fixtures and markers)."""
+    if config is None:
+        if not _configs:
+            return
+        config = _configs[-1]
+    if not config.pluginmanager.has_plugin(SUITE_PLUGIN_NAME):
+        config.pluginmanager.register(suite_plugin, SUITE_PLUGIN_NAME)
 
 
 def _restriction(config: pytest.Config) -> str:
@@ -84,7 +117,7 @@ class _Reporter:
     def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
         """Under pytest-xdist, where the workers collect: check the deviations' targets against
         what a worker collected, here, where a usage error stops the run cleanly."""
-        if self.checked:
+        if self.checked or not is_cordspec_run(self.config):
             return
         self.checked = True
         names = [nodeid.rpartition("::")[2] for nodeid in ids]
@@ -172,7 +205,36 @@ class _Reporter:
         if session.exitstatus == pytest.ExitCode.OK and not report.exit_ok:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
+    @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        self._clause_summary(terminalreporter)
+        self._shrink_hint(terminalreporter)
+
+    def _shrink_hint(self, terminalreporter: pytest.TerminalReporter) -> None:
+        """After a run whose property-based suite tests failed without shrinking: the command
+        that gets their minimal examples."""
+        failed = [
+            r.nodeid
+            for r in terminalreporter.stats.get("failed", [])
+            if r.when == "call"
+            and any(p[0] == CLAUSES_PROPERTY for p in r.user_properties)
+            and any(m in str(r.longrepr) for m in hypothesis_profiles.FAILURE_MARKERS)
+        ]
+        if not failed or not hypothesis_profiles.shrink_hint_wanted():
+            return
+        config = self.config
+        command = hypothesis_profiles.shrink_command(
+            selected_target(config.getoption("cordspec_impl")),
+            config.getoption("cordspec_profile"),
+            config.getoption("cordspec_deviations"),
+            failed,
+        )
+        terminalreporter.write_line(
+            "cordspec: failing examples were not shrunk; for minimal ones, run: " + command,
+            yellow=True,
+        )
+
+    def _clause_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         tr = terminalreporter
         report = self.report
         if report is None:

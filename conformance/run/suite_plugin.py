@@ -1,6 +1,10 @@
 """The suite's pytest plugin: its markers, its fixtures (``impl``, ``blobs``, the two autouse
-checks), the mapping of tests to clauses and of failures to deviations. :mod:`.plugin` registers
-it in the runs that are the suite's; the clause report is :mod:`.plugin`'s."""
+checks), the mapping of tests to clauses and of failures to deviations.
+
+:mod:`.plugin` registers it only in a run that is the suite's (:func:`~.options.is_cordspec_run`)
+or that imports the suite (``conformance.testing``, a subclass of a suite class); even then its
+hooks and autouse fixtures act only on the suite's own tests (:func:`judged`), so that a project's
+own ``clause`` or ``requires`` marker, or its own pyfakefs tests, are left as they are."""
 
 from __future__ import annotations
 
@@ -16,7 +20,6 @@ from pathlib import Path
 import pluggy
 import pytest
 
-from .. import suite
 from ..adapters import load_implementation, selected_target
 from ..api import Capability, Implementation, ImplementationError
 from ..harness import interrupts
@@ -31,7 +34,7 @@ from .deviations import (
     suite_test_names,
     unmatched,
 )
-from .options import time_limit
+from .options import is_cordspec_run, time_limit
 from .report import (
     BLOCKED_PROPERTY,
     CLAUSES_PROPERTY,
@@ -44,13 +47,13 @@ from .report import (
 )
 from .spec import Spec, load_spec
 
-__all__ = ["clause_ids", "deviations_of", "spec_of"]
+__all__ = ["clause_ids", "deviations_of", "in_suite", "judged", "spec_of"]
 
 _SMALL_BYTES = 4096
-_SUITE = Path(suite.__file__).parent
+_SUITE = Path(__file__).parents[1] / "suite"
+_SUITE_PACKAGE = "conformance.suite"
 _SPEC_KEY = pytest.StashKey[Spec]()
 _DEVIATIONS_KEY = pytest.StashKey[dict[str, Deviation]]()
-_REPORTER_NAME = "cordspec-reporter"
 _LOADED_KEY = pytest.StashKey[Implementation]()
 _HUNG = re.compile(r"^Timeout \(>([0-9.]+)s\) from pytest-timeout")
 """pytest-timeout's message for a test that ran past its limit."""
@@ -87,7 +90,7 @@ class _InterruptGuard:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> None:
-        suite_tests = any(i.get_closest_marker("clause") for i in session.items)
+        suite_tests = any(judged(i) and i.get_closest_marker("clause") for i in session.items)
         if not suite_tests or threading.current_thread() is not threading.main_thread():
             return
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not ignored
@@ -105,6 +108,22 @@ class _InterruptGuard:
         if self.previous is not None:
             signal.signal(signal.SIGINT, self.previous)  # type: ignore[arg-type]  # a handler it had
             self.previous = None
+
+
+def in_suite(item: pytest.Item) -> bool:
+    """Whether ``item`` is one of the suite's tests: defined in ``conformance/suite``, or a method
+    of a subclass of a suite class (``conformance.testing``'s route)."""
+    cls = getattr(item, "cls", None)
+    if cls is not None and any(c.__module__.startswith(f"{_SUITE_PACKAGE}.") for c in cls.__mro__):
+        return True
+    module = getattr(getattr(item, "module", None), "__name__", "")
+    return module.startswith(f"{_SUITE_PACKAGE}.") or _SUITE in Path(item.path).parents
+
+
+def judged(item: pytest.Item) -> bool:
+    """Whether the suite's markers and hooks apply to ``item``: every test of a run that is the
+    suite's, and the suite's own tests in any other run."""
+    return is_cordspec_run(item.config) or in_suite(item)
 
 
 def clause_ids(item: pytest.Item, marker: str = "clause") -> list[str]:
@@ -166,8 +185,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     profile = config.getoption("cordspec_profile")
     deviations = deviations_of(config)
     if not hasattr(config, "workerinput"):  # an xdist worker's controller checks them instead
-        names = [(getattr(i, "originalname", i.name), i.name) for i in items]
-        check_targets(config, names)
+        names = [(getattr(i, "originalname", i.name), i.name) for i in items if judged(i)]
+        if names:
+            check_targets(config, names)
     keep: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
     timeout = time_limit(
@@ -175,7 +195,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     )
     limited = config.pluginmanager.hasplugin("timeout")  # pytest-timeout, a dependency
     for item in items:
-        ids = clause_ids(item)
+        ids = clause_ids(item) if judged(item) else []
         if not ids:
             keep.append(item)
             continue
@@ -223,6 +243,8 @@ def pytest_runtest_makereport(
     deviation (:func:`_declared_failure`)."""
     outcome = yield
     report = outcome.get_result()
+    if not judged(item):
+        return
     if call.excinfo is None or not (report.failed or hasattr(report, "wasxfail")):
         return
     named = failed_clauses(call.excinfo.value) or ()
@@ -329,6 +351,8 @@ def impl(pytestconfig: pytest.Config) -> Implementation:
 def _cordspec_applicable(request: pytest.FixtureRequest) -> None:
     """Skip, as "not applicable", a test needing a capability the implementation lacks; record
     which implementation a suite test's ``impl`` gave (the plugin's, or an override's)."""
+    if not judged(request.node):
+        return
     marks = list(request.node.iter_markers("requires"))
     if not marks and "impl" not in request.fixturenames:
         return
@@ -362,7 +386,7 @@ def pytest_runtest_teardown(item: pytest.Item) -> None:
     """Before a pyfakefs test's fake filesystem goes: collect what the test dropped, so that an
     object it left open (a broken ``close()``) is finalized on the fake filesystem, not later on
     the real one, where its finalizer could delete a real file at the same path."""
-    if "fs" in getattr(item, "fixturenames", ()):
+    if "fs" in getattr(item, "fixturenames", ()) and judged(item):
         gc.collect()
 
 
@@ -382,7 +406,7 @@ def blobs(impl: Implementation, tmp_path: Path) -> Iterator[Blobs]:
 @pytest.fixture(autouse=True)
 def _cordspec_no_placeholder_left(request: pytest.FixtureRequest) -> Iterator[None]:
     """Fail a suite test that leaves a ``.executorch_*.data`` file in its directory."""
-    if request.node.get_closest_marker("clause") is None:
+    if request.node.get_closest_marker("clause") is None or not judged(request.node):
         yield
         return
     directory: Path = request.getfixturevalue("tmp_path")
