@@ -123,7 +123,8 @@ def _find(result: dict[str, Any], start: str) -> dict[str, Any] | None:
 
 
 def targets(result: dict[str, Any]) -> list[tuple[str, str, bool | None]]:
-    """(target, measured, met) for each performance target (docs/performance.md) the bench measures."""
+    """(target, measured, met) for each performance target (docs/performance.md) the bench
+    measures."""
     out: list[tuple[str, str, bool | None]] = []
 
     def ratio(start: str, key: str) -> float | None:

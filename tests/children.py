@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance import environment
 from conformance.run.cli import WORKERS_VARIABLE
 
 REPO = Path(__file__).resolve().parents[1]
@@ -22,7 +23,9 @@ def subprocess_env(**extra: str) -> dict[str, str]:
     starts it, no CORDSPEC_IMPL, one worker for a ``cordspec run`` that does not choose (this
     run's own workers take the cores), and this repository importable (for ``tests.impls``)."""
     env = {
-        k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k != "CORDSPEC_IMPL"
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("PYTEST_") and k != environment.IMPL.name
     }
     env[WORKERS_VARIABLE] = "1"
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))

@@ -42,9 +42,9 @@ OVER_THE_BOUND: dict[str, int] = {}
 (``docs/mutation.md``), and how many: a ratchet, so that attribution can only get better. Empty
 since the tests say what they rely on (``relies_on``) and each mutant breaks one thing; a clause
 seen through another's is said so by its tests (``relies_on``), which keeps a mutant's blame to its
-own clauses. Measured for all mutants with the whole suite, the profile of ``run_suite`` and the Hypothesis
-that ``tox -e meta`` pins (the examples a seeded Hypothesis draws, and so these counts, change
-between its releases)."""
+own clauses. Measured for all mutants with the whole suite, the profile of ``run_suite`` and the
+Hypothesis that ``tox -e meta`` pins (the examples a seeded Hypothesis draws, and so these counts,
+change between its releases)."""
 VARIANCE = 1
 """Room over a ratchet entry for a clause that a load-dependent test (a child's timing, a fork)
 fails in one run and not another; a mutant under the bound gets none."""

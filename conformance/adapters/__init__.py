@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
-import os
 from types import ModuleType
 from typing import cast
 
+from .. import environment
 from ..api import (
     Capability,
     FileBackedData,
@@ -27,7 +27,7 @@ _REQUIRED = ("Cord", "NamedDataStore", "NamedDataStoreOutput", "DataEntry")
 
 def selected_target(option: str | None) -> str:
     """The implementation to test: ``--impl``, else ``$CORDSPEC_IMPL``, else the reference."""
-    return option or os.environ.get("CORDSPEC_IMPL") or DEFAULT
+    return option or environment.IMPL.get() or DEFAULT
 
 
 _loaded: dict[str, Implementation] = {}

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from .. import environment
 from ..adapters import load_implementation, selected_target
 from ..adapters.backend_run import add_backend_option, run_backends
 from ..api import ImplementationError
@@ -341,7 +342,7 @@ MAX_WORKERS = 4
 (torch, for ExecuTorch: seconds each) before its first test, which more cores do not repay."""
 
 
-WORKERS_VARIABLE = "CORDSPEC_WORKERS"
+WORKERS_VARIABLE = environment.WORKERS.name
 """The environment variable that sets how many workers a run starts when ``-n`` is not given (a
 test run that starts ``cordspec run`` children while its own workers take the cores sets 1)."""
 
@@ -350,13 +351,12 @@ def default_workers() -> int:
     """The workers a run starts when the user does not choose: ``$CORDSPEC_WORKERS``, else one per
     core this process may run on (its CPU affinity, as a container or ``taskset`` limits it), at
     most :data:`MAX_WORKERS`."""
-    chosen = os.environ.get(WORKERS_VARIABLE, "").strip()
-    if chosen:
-        if not chosen.isdecimal() or int(chosen) < 1:
-            raise _Failure(
-                f"{WORKERS_VARIABLE}={chosen!r}: expected a number of workers, 1 or more"
-            )
-        return int(chosen)
+    try:
+        chosen = environment.WORKERS.get()
+    except ValueError as exc:
+        raise _Failure(str(exc)) from None
+    if chosen is not None:
+        return chosen
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # no sched_getaffinity (macOS, Windows)

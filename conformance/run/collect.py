@@ -19,9 +19,11 @@ from pathlib import Path
 
 import pytest
 
+from .. import environment
+
 __all__ = ["CollectError", "SuiteTest", "collect_suite", "keyword_for"]
 
-_OUTPUT = "CORDSPEC_SUITE_MAP"
+_OUTPUT = environment.SUITE_MAP.name
 
 
 class CollectError(RuntimeError):
@@ -39,7 +41,7 @@ class SuiteTest:
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    output = os.environ.get(_OUTPUT)
+    output = environment.SUITE_MAP.get()
     if not output:
         return
     rows = [
