@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conformance import environment
-from conformance.run.cli import WORKERS_VARIABLE
+from conformance.cli import WORKERS_VARIABLE
 
 REPO = Path(__file__).resolve().parents[1]
 

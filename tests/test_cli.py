@@ -21,8 +21,8 @@ import jsonschema
 import pytest
 
 import reference
+from conformance.cli import clause_lines, first_sentence, main, pytest_args
 from conformance.harness.hypothesis_home import HOME_VARIABLE
-from conformance.run.cli import clause_lines, first_sentence, main, pytest_args
 from conformance.run.collect import SuiteTest, collect_suite, keyword_for
 from conformance.run.report import report_schema
 from conformance.run.spec import PROFILES, load_spec
@@ -692,7 +692,7 @@ def test_no_command_is_a_usage_error(tmp_path: Path) -> None:
 def test_main_in_process(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from conformance.run.cli import main
+    from conformance.cli import main
 
     monkeypatch.setattr(sys, "path", list(sys.path))  # `run` puts the current directory on it
 

@@ -144,8 +144,8 @@ def test_sweep_goes_on_past_an_orphan_it_may_not_remove(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """FBD-SWEEP-5, in process (the refusal is injected; no second user): status 1, named."""
+    from conformance.cli import main
     from conformance.harness.child import dead_pid
-    from conformance.run.cli import main
 
     gone = dead_pid()
     foreign, own = (tmp_path / f".executorch_{gone}_{c * 8}.data" for c in "ab")

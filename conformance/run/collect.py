@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from .. import environment
+from . import options
 
 __all__ = ["CollectError", "SuiteTest", "collect_suite", "keyword_for"]
 
@@ -59,9 +60,7 @@ def collect_suite(
     profile: str = "strict", impl: str = "reference", env: Mapping[str, str] | None = None
 ) -> list[SuiteTest]:
     """The suite as ``cordspec run --impl <impl> --profile <profile>`` collects it."""
-    from .cli import pytest_args
-
-    args = pytest_args(impl, profile, extra=["--collect-only", "-q", "-p", __name__])
+    args = options.pytest_args(impl, profile, extra=["--collect-only", "-q", "-p", __name__])
     with tempfile.TemporaryDirectory(prefix="cordspec-collect-") as scratch:
         output = Path(scratch, "suite.json")
         proc = subprocess.run(
