@@ -146,3 +146,21 @@ def test_unknown_targets_finds_typos() -> None:
     )
     unknown = unknown_targets(deviations, ["CORD-WRITE-1"], ["test_order_into_a_real_file"])
     assert unknown == ["line 2: CORD-WRIET-1", "line 4: test_no_such_test"]
+
+
+def test_an_implementation_that_cannot_load_is_one_usage_error(pytester: pytest.Pytester) -> None:
+    """Checked once, before any test (or worker) starts: not an exit from inside a fixture, whose
+    status 4 ``cordspec run`` would read as a partial run."""
+    pytester.makepyfile(
+        test_marked="""
+        import pytest
+
+        @pytest.mark.clause("CORD-INIT-1")
+        def test_uses_it(impl):
+            pass
+        """
+    )
+    result = pytester.runpytest(*QUIET, "--cordspec-impl", "no_such_module_here")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: cordspec: cannot import 'no_such_module_here'*"])
+    assert "test_uses_it" not in result.stdout.str()

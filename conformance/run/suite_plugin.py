@@ -76,6 +76,21 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.pluginmanager.register(_InterruptGuard(), "cordspec-interrupt-guard")
     config.pluginmanager.register(FrozenHeap(config), "cordspec-frozen-heap")
+    if is_cordspec_run(config) and not hasattr(config, "workerinput"):
+        _check_loads(config)
+
+
+def _check_loads(config: pytest.Config) -> None:
+    """Load the implementation the run names once, before any test or worker starts: one that
+    cannot be loaded is the run's usage error (said once), not an error of every test."""
+    target = selected_target(config.getoption("cordspec_impl"))
+    try:
+        load_implementation(target)
+    except ImplementationError as exc:
+        raise pytest.UsageError(f"cordspec: {exc}") from None
+    except Exception as exc:  # the module raised while importing: say so, don't trace it
+        message = f"cannot load --cordspec-impl {target}: {type(exc).__name__}: {exc}"
+        raise pytest.UsageError(f"cordspec: {message}") from None
 
 
 class _InterruptGuard:
@@ -341,8 +356,8 @@ def impl(pytestconfig: pytest.Config) -> Implementation:
         implementation = load_implementation(
             selected_target(pytestconfig.getoption("cordspec_impl"))
         )
-    except ImplementationError as exc:
-        pytest.exit(f"cordspec: {exc}", returncode=4)
+    except ImplementationError as exc:  # here, not where the run checked it (another process)
+        pytest.fail(f"cordspec: {exc}", pytrace=False)
     pytestconfig.stash[_LOADED_KEY] = implementation
     return implementation
 
