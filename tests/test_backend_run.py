@@ -14,6 +14,7 @@ import pytest
 from conformance.adapters import backend, backend_run, executorch, load_implementation
 from conformance.adapters.undrivable import Undrivable
 from conformance.api import Capability, ImplementationError
+from conformance.run.collect import collect_suite
 from tests.children import REPO, subprocess_env
 from tests.impls import backends
 
@@ -121,7 +122,7 @@ def _statuses(report: dict[str, object]) -> dict[str, str]:
 def test_an_inheriting_backend_is_judged_as_its_bases_and_said_so(tmp_path: Path) -> None:
     proc, report = _run("--backend", "tests.impls.backends:Inheriting", tmp_path=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr  # narrowed by its definition alone
-    assert report["partial"] == f"-k {backend_run.SELECTION!r}", report["partial"]
+    assert report["partial"] == f"-m {backend_run.SELECTION!r}", report["partial"]
     out = proc.stdout
     assert "backend Inheriting (tests.impls.backends" in out
     assert "HOOK-MAT-1   passed" in out
@@ -153,30 +154,40 @@ def test_own_low_memory_hooks_are_never_not_applicable(tmp_path: Path) -> None:
 
 
 def test_selection_leaves_out_exactly_the_lowering_tests() -> None:
-    for name in backend_run.LOWERING_TESTS:
-        assert f"not {name}" in backend_run.SELECTION
-    assert backend_run.SELECTION.startswith("test_hooks and ")
+    """The tests marked ``lowering`` are the three of HOOK-COPY-2..4, all in the hook tests."""
+    tests = collect_suite()
+    lowering = {t.function for t in tests if "lowering" in t.markers}
+    assert lowering == {
+        "test_called_once_per_submodule_with_its_own_specs",
+        "test_preprocess_receives_exactly_the_copies",
+        "test_an_override_replaces_the_default",
+    }
+    assert all("hooks" in t.markers for t in tests if "lowering" in t.markers)
+    hooks = {t.nodeid.partition("::")[0] for t in tests if "hooks" in t.markers}
+    assert hooks == {"suite/test_hooks.py"}
+    assert backend_run.SELECTION == "hooks and not lowering"
 
 
-def test_a_users_k_narrows_the_hook_tests_instead_of_replacing_them() -> None:
+def test_a_users_m_narrows_the_hook_tests_instead_of_replacing_them() -> None:
     own = backend_run.SELECTION
-    assert backend_run.selected([]) == ["-k", own]
-    assert backend_run.selected(["-x", "-k", "copy"]) == ["-k", f"{own} and (copy)", "-x"]
-    assert backend_run.selected(["-kcopy", "-k", "load or mat"]) == [
-        "-k",
+    assert backend_run.selected([]) == ["-m", own]
+    assert backend_run.selected(["-x", "-m", "copy"]) == ["-m", f"{own} and (copy)", "-x"]
+    assert backend_run.selected(["-mcopy", "-m", "load or mat"]) == [
+        "-m",
         f"{own} and (copy) and (load or mat)",
     ]
-    assert backend_run.selected(["--", "-k"]) == ["-k", own, "--", "-k"], "after --: not pytest's"
-    assert backend_run.selected(["-k", " "]) == ["-k", own]
+    assert backend_run.selected(["--", "-m"]) == ["-m", own, "--", "-m"], "after --: not pytest's"
+    assert backend_run.selected(["-m", " "]) == ["-m", own]
+    assert backend_run.selected(["-k", "copy"]) == ["-m", own, "-k", "copy"], "-k is the user's"
 
 
 def test_a_backend_run_is_partial_only_where_its_report_says_the_user_narrowed_it() -> None:
-    own = f"-k {backend_run.SELECTION!r}"
+    own = f"-m {backend_run.SELECTION!r}"
     status = backend_run._as_backend_status
     assert status(4, {"partial": own}) == 0, "narrowed to the hook tests by definition"
     assert status(4, {"partial": f"{own} --clause HOOK-MAT-1"}) == 4
-    assert status(4, {"partial": f"{own} -m 'not slow'"}) == 4
-    assert status(4, {"partial": "-k 'test_hooks and copy'"}) == 4, "the user's -k replaced it"
+    assert status(4, {"partial": f"-k 'copy' {own}"}) == 4
+    assert status(4, {"partial": "-m 'hooks and copy'"}) == 4, "the user's -m replaced it"
     assert status(4, None) == 4, "no report: nothing says the run was whole"
     assert [status(s, {"partial": own}) for s in (0, 1, 2, 3)] == [0, 1, 2, 3]
 

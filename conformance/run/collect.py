@@ -39,6 +39,8 @@ class SuiteTest:
     function: str
     """The test function's name, without parameters (what a deviation file may name)."""
     clauses: tuple[str, ...]
+    markers: tuple[str, ...] = ()
+    """The names of its markers (``clause``, ``hooks``, ...), each once."""
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
@@ -50,6 +52,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             "nodeid": item.nodeid,
             "function": getattr(item, "originalname", item.name),
             "clauses": [str(a) for m in item.iter_markers("clause") for a in m.args],
+            "markers": list(dict.fromkeys(m.name for m in item.iter_markers())),
         }
         for item in session.items
     ]
@@ -78,7 +81,10 @@ def collect_suite(
                 f"{proc.stderr}"
             )
         rows = json.loads(output.read_text(encoding="utf-8"))
-    return [SuiteTest(r["nodeid"], r["function"], tuple(r["clauses"])) for r in rows]
+    return [
+        SuiteTest(r["nodeid"], r["function"], tuple(r["clauses"]), tuple(r["markers"]))
+        for r in rows
+    ]
 
 
 def keyword_for(tests: list[SuiteTest], *clause_ids: str) -> str:

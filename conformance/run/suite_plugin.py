@@ -74,6 +74,14 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "requires(capability): not applicable unless the implementation has it"
     )
+    config.addinivalue_line(
+        "markers", "hooks: a test of the backend hooks, which cordspec run --backend runs"
+    )
+    config.addinivalue_line(
+        "markers",
+        "lowering: a hook test that judges lowering itself (the surrounding implementation's "
+        "code, not a backend's), which cordspec run --backend leaves out",
+    )
     config.pluginmanager.register(_InterruptGuard(), "cordspec-interrupt-guard")
     config.pluginmanager.register(FrozenHeap(config), "cordspec-frozen-heap")
     if is_cordspec_run(config) and not hasattr(config, "workerinput"):
