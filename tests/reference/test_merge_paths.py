@@ -12,6 +12,8 @@ import pytest
 
 from reference import DataEntry, NamedDataStore, NamedDataStoreOutput, named_data
 
+pytestmark = pytest.mark.mutation  # the mutation run includes every test here
+
 
 def entries(store: NamedDataStore) -> tuple[object, ...]:
     out = store.get_named_data_store_output()

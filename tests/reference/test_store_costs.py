@@ -15,6 +15,8 @@ from conformance.harness.interrupts import interrupted
 from reference import DataEntry, NamedDataStore, NamedDataStoreOutput
 from reference.named_data import FINGERPRINT_PREFIX
 
+pytestmark = pytest.mark.mutation  # the mutation run includes every test here
+
 PREFIX = b"P" * FINGERPRINT_PREFIX
 
 
