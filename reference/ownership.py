@@ -11,13 +11,25 @@ import threading
 import warnings
 import weakref
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from .deferral import _atomically, _Handlers, _python_handlers, _replace, _restore
 from .location import Identity, Location
 
-if TYPE_CHECKING:
-    from .file_backed import FileBackedData
+
+class FileBackedData(Protocol):
+    """What the registry needs of an owner (a ``file_backed.FileBackedData``), named here so that
+    this module does not import the one that imports it."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    @property
+    def _finalizer(self) -> weakref.finalize[..., Any] | None: ...
+
 
 # (st_dev, st_ino, st_mtime_ns) -> the live object that owns that file, so a second owner is
 # refused (FBD-MOVE-9); no descriptor is held, a reused inode number has another st_mtime_ns
