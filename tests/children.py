@@ -7,6 +7,7 @@ import fcntl
 import json
 import os
 import subprocess
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -31,6 +32,22 @@ def subprocess_env(**extra: str) -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
     env.update(extra)
     return env
+
+
+def python(
+    *args: str, cwd: Path = REPO, timeout: float = 300, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """This interpreter run with ``args`` in a child (``-m conformance ...``, ``-m pytest ...``),
+    in :func:`subprocess_env` unless ``env`` is given, its output captured as text."""
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=cwd,
+        env=subprocess_env() if env is None else env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def shared_runs(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ from conformance.adapters import backend, backend_run, executorch, load_implemen
 from conformance.adapters.undrivable import Undrivable
 from conformance.api import Capability, ImplementationError
 from conformance.run.collect import collect_suite
-from tests.children import REPO, subprocess_env
+from tests.children import python, subprocess_env
 from tests.impls import backends
 
 
@@ -101,15 +100,8 @@ def test_the_adapter_tells_a_missing_release_from_a_broken_driver() -> None:
 
 def _run(*args: str, tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], dict[str, object]]:
     report = tmp_path / "report.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "conformance", "run", *args, "--report", str(report)],
-        cwd=REPO,
-        env=subprocess_env(COLUMNS="200"),
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
+    args = ("-m", "conformance", "run", "--report", str(report), *args)
+    proc = python(*args, timeout=900, env=subprocess_env(COLUMNS="200"))
     return proc, json.loads(report.read_text(encoding="utf-8"))
 
 
@@ -200,29 +192,15 @@ def test_a_backend_run_narrowed_by_the_user_is_a_partial_run(tmp_path: Path) -> 
 
 
 def test_a_blob_padded_as_aotinductor_pads_it_is_not_accused(tmp_path: Path) -> None:
-    report = tmp_path / "report.json"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "conformance",
-            "run",
-            "--impl",
-            "tests.impls.zero_padded:IMPLEMENTATION",
-            "--report",
-            str(report),
-            "--",
-            "-k",
-            "TestLowMemory and not large",
-        ],
-        cwd=REPO,
-        env=subprocess_env(COLUMNS="200"),
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
+    args = (
+        "--impl",
+        "tests.impls.zero_padded:IMPLEMENTATION",
+        "--",
+        "-k",
+        "TestLowMemory and not large",
     )
-    statuses = _statuses(json.loads(report.read_text(encoding="utf-8")))
+    proc, report = _run(*args, tmp_path=tmp_path)
+    statuses = _statuses(report)
     for clause in ("HOOK-BLOB-1", "HOOK-MAT-2", "HOOK-LOW-1", "HOOK-LOW-2"):
         assert statuses[clause] == "passed", (clause, proc.stdout)
     assert proc.returncode == 4, proc.stdout  # narrowed with -k: a partial run that conformed

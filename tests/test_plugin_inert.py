@@ -8,11 +8,10 @@ from __future__ import annotations
 import importlib.metadata
 import re
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
-from tests.children import subprocess_env
+from tests.children import python
 
 DISABLED = ["-p", "no:cordspec", "-p", "no:cordspec-hypothesis"]
 
@@ -112,15 +111,7 @@ def _installed() -> bool:
 
 
 def _pytest(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pytest", *args],
-        cwd=root,
-        env=subprocess_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return python("-m", "pytest", *args, cwd=root)
 
 
 def _outcomes(output: str) -> list[str]:
