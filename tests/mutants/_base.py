@@ -25,9 +25,14 @@ T = TypeVar("T")
 CopyHook = Callable[[object, Sequence[object]], object]
 
 
+InitArguments = tuple[str, os.stat_result, bytes | None, bool, Location]
+"""What the reference's ``FileBackedData._init`` is given: path, stat, digest, owner, location."""
+
+
 class Owners(reference.FileBackedData):
-    """The reference's ``FileBackedData``, with a step run on each owner once ``_init`` has made
-    it one: where a mutant changes how owners are released."""
+    """The reference's ``FileBackedData`` with ``_init`` cut into steps: the arguments the
+    reference is given (where a mutant drops a digest or ownership), and a step run on each object
+    asked to own its file (where a mutant changes how owners are registered or released)."""
 
     def _init(
         self,
@@ -37,9 +42,13 @@ class Owners(reference.FileBackedData):
         owner: bool,
         location: Location,
     ) -> None:
-        super()._init(path, st, digest, owner, location)
+        super()._init(*self._arguments((path, st, digest, owner, location)))
         if owner:
             self._made_owner()
+
+    def _arguments(self, given: InitArguments) -> InitArguments:
+        """The arguments of the reference's ``_init``: those given."""
+        return given
 
     def _made_owner(self) -> None:
         """Run on an object just made the owner of its file (by ``move_from`` or ``__init__``)."""
