@@ -8,6 +8,7 @@ put together, unchanged) and requires it to pass, so that a mutant's failure is 
 from __future__ import annotations
 
 import dataclasses
+import io
 import math
 import os
 from collections.abc import Callable, Iterable, Sequence
@@ -19,7 +20,15 @@ from conformance.api import Lowering
 from reference import hooks
 from reference.location import Location
 
-__all__ = ["LowMemory", "LowMemoryBackend", "Owners", "ProbeLowering", "Store", "Weights"]
+__all__ = [
+    "LowMemory",
+    "LowMemoryBackend",
+    "Owners",
+    "ProbeLowering",
+    "Store",
+    "Weights",
+    "written_at_the_end",
+]
 
 T = TypeVar("T")
 CopyHook = Callable[[object, Sequence[object]], object]
@@ -172,3 +181,17 @@ class LowMemory:
 
     def mode(self, values: Sequence[bytes]) -> bool:
         return hooks.is_low_memory_mode(hooks.CompileSpec(hooks.LOW_MEMORY_MODE, v) for v in values)
+
+
+def written_at_the_end(base: type[T]) -> type[T]:
+    """``base`` (a class with ``write_to_file``) whose write into an ``io.BytesIO`` starts at its
+    end, not at its position: a fast path that builds on what the buffer holds."""
+
+    class AtTheEnd(base):
+        def write_to_file(self, outfile: Any) -> None:
+            if type(outfile) is io.BytesIO:
+                outfile.seek(0, io.SEEK_END)
+            super().write_to_file(outfile)
+
+    AtTheEnd.__name__ = AtTheEnd.__qualname__ = base.__name__
+    return AtTheEnd
