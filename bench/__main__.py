@@ -7,9 +7,10 @@ Small by default (about a minute); ``--size 4G`` for the full run of docs/perfor
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import sys
+
+from conformance.environment import EXECUTORCH_PYTHON
 
 from . import plot, report, scaling
 from .run import parse_size, run
@@ -33,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--executorch-python",
-        default=os.environ.get("CORDSPEC_EXECUTORCH_PYTHON", sys.executable),
+        default=EXECUTORCH_PYTHON.get() or sys.executable,
         help="interpreter that can import ExecuTorch 1.5.1 (default: $CORDSPEC_EXECUTORCH_PYTHON, "
         "else this one); it is measured in its own process",
     )

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 BLOB = 64
 """Bytes per blob: equal length, distinct first 32 bytes unless a case says otherwise."""
 ENTRIES = 10
-"""Entries per output in the merge cases that merge many small outputs (the issue's 10)."""
+"""Entries per output in the merge cases that merge many small outputs (the target's 10)."""
 
 
 class Impl(Protocol):
@@ -59,9 +59,8 @@ def filled(impl: Impl, blobs: list[Any], prefix: str = "k", tag: str | None = No
     return store
 
 
-def case_add(impl: Impl, n: int, inner: int, **_: Any) -> float:
-    """N adds of distinct blobs into a new store."""
-    blobs = [blob(i) for i in range(n)]
+def _adding(impl: Impl, blobs: list[Any], inner: int) -> tuple[list[Any], Callable[[], None]]:
+    """``inner`` new stores, and what adds ``blobs`` to each of them under keys k0, k1, ..."""
     stores = [impl.NamedDataStore() for _ in range(inner)]
 
     def run() -> None:
@@ -70,6 +69,12 @@ def case_add(impl: Impl, n: int, inner: int, **_: Any) -> float:
             for i, data in enumerate(blobs):
                 add(f"k{i}", data)
 
+    return stores, run
+
+
+def case_add(impl: Impl, n: int, inner: int, **_: Any) -> float:
+    """N adds of distinct blobs into a new store."""
+    run = _adding(impl, [blob(i) for i in range(n)], inner)[1]
     return cpu(run) / inner
 
 
@@ -289,15 +294,7 @@ def case_cord_bytesio_files(impl: Impl, n: int, inner: int, directory: str = "",
 
 def case_add_identical(impl: Impl, n: int, inner: int, **_: Any) -> float:
     """N adds of equal contents in distinct ``bytes`` objects under distinct keys: one buffer."""
-    blobs = [bytes(bytearray(blob(0))) for _ in range(n)]
-    stores = [impl.NamedDataStore() for _ in range(inner)]
-
-    def run() -> None:
-        for store in stores:
-            add = store.add_named_data
-            for i, data in enumerate(blobs):
-                add(f"k{i}", data)
-
+    stores, run = _adding(impl, [bytes(bytearray(blob(0))) for _ in range(n)], inner)
     seconds = cpu(run) / inner
     if len(stores[0].get_named_data_store_output().buffers) != 1:
         raise AssertionError("equal blobs were not shared")

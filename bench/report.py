@@ -1,5 +1,5 @@
 """The results as Markdown: the machine, the table of medians and ratios, peak memory, and the
-issue's targets with the measured figure and whether it is met."""
+performance targets with the measured figure and whether it is met."""
 
 from __future__ import annotations
 
@@ -123,7 +123,8 @@ def _find(result: dict[str, Any], start: str) -> dict[str, Any] | None:
 
 
 def targets(result: dict[str, Any]) -> list[tuple[str, str, bool | None]]:
-    """(target, measured, met) for each "Done when" line of the issue that the bench measures."""
+    """(target, measured, met) for each performance target (docs/performance.md) the bench
+    measures."""
     out: list[tuple[str, str, bool | None]] = []
 
     def ratio(start: str, key: str) -> float | None:
@@ -227,7 +228,7 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         *memory_table(result),
         "",
-        "Targets of the issue:",
+        "Targets:",
         "",
         "| target | measured | met |",
         "| --- | --- | --- |",

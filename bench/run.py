@@ -30,7 +30,7 @@ from .units import LABELS, VARIANTS, GiB, MiB, human
 WORKER = Path(__file__).with_name("worker.py")
 REPO = Path(__file__).resolve().parent.parent
 DEDUP_BLOB = MiB
-"""Size of each file of the dedup figures (the issue's 1,000 × 1 MiB)."""
+"""Size of each file of the dedup figures (the target's 1,000 × 1 MiB)."""
 INNER_BYTES = 64 * MiB
 """Small blobs are processed several times per timing, until about this many bytes."""
 

@@ -1,5 +1,5 @@
 """``python -m conformance``: the ``cordspec`` command line."""
 
-from conformance.run.cli import main
+from conformance.cli import main
 
 raise SystemExit(main())

@@ -8,7 +8,8 @@ Three lines run the whole suite against your implementation under plain ``pytest
 
 Subclass a class (``class TestMyWriting(TestWriting): ...``) to add or override tests. Each class
 brings the fixtures it needs; ``impl`` and ``blobs`` come from cordspec's pytest plugin, which
-loads itself. The clause report names the implementation your ``impl`` gave.
+registers them in the run that imports the suite (and acts only on the suite's tests there). The
+clause report names the implementation your ``impl`` gave.
 """
 
 from __future__ import annotations

@@ -15,13 +15,25 @@ import warnings
 import weakref
 from collections.abc import Iterator
 from types import FrameType
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from .deferral import _atomically, _Handlers, _python_handlers, _replace, _restore
 from .location import Identity, Location
 
-if TYPE_CHECKING:
-    from .file_backed import FileBackedData
+
+class FileBackedData(Protocol):
+    """What the registry needs of an owner (a ``file_backed.FileBackedData``), named here so that
+    this module does not import the one that imports it."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    @property
+    def _finalizer(self) -> weakref.finalize[..., Any] | None: ...
+
 
 
 class _Entry(weakref.ref["FileBackedData"]):

@@ -7,12 +7,14 @@ import fcntl
 import json
 import os
 import subprocess
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
-from conformance.run.cli import WORKERS_VARIABLE
+from conformance import environment
+from conformance.cli import WORKERS_VARIABLE
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -22,12 +24,30 @@ def subprocess_env(**extra: str) -> dict[str, str]:
     starts it, no CORDSPEC_IMPL, one worker for a ``cordspec run`` that does not choose (this
     run's own workers take the cores), and this repository importable (for ``tests.impls``)."""
     env = {
-        k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k != "CORDSPEC_IMPL"
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("PYTEST_") and k != environment.IMPL.name
     }
     env[WORKERS_VARIABLE] = "1"
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
     env.update(extra)
     return env
+
+
+def python(
+    *args: str, cwd: Path = REPO, timeout: float = 300, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """This interpreter run with ``args`` in a child (``-m conformance ...``, ``-m pytest ...``),
+    in :func:`subprocess_env` unless ``env`` is given, its output captured as text."""
+    return subprocess.run(
+        [sys.executable, *args],
+        cwd=cwd,
+        env=subprocess_env() if env is None else env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
 
 
 def shared_runs(

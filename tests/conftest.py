@@ -1,18 +1,20 @@
 """Shared test configuration: the suite's Hypothesis profiles
-(conformance.harness.hypothesis_profiles).
-
-``HYPOTHESIS_PROFILE`` picks one of ``dev``, ``ci``, ``thorough``; otherwise ``ci`` when the ``CI``
-environment variable is set (and not false), else ``dev``. The profile is always loaded explicitly,
-because with ``CI`` set Hypothesis would otherwise load its own built-in ``ci`` profile.
+(conformance.harness.hypothesis_profiles), chosen as in a ``cordspec run``: ``--hypothesis-profile
+NAME`` (``dev``, ``ci``, ``thorough``), else ``ci`` when the ``CI`` environment variable is set
+(and not false), else ``dev``. The default is loaded explicitly, because with ``CI`` set
+Hypothesis would otherwise load its own built-in ``ci`` profile.
 """
 
 from __future__ import annotations
 
-import os
-
+import pytest
 from hypothesis import settings
 
 from conformance.harness.hypothesis_profiles import default_profile, register_profiles
 
-register_profiles()
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or default_profile())
+register_profiles()  # before Hypothesis' plugin loads the profile --hypothesis-profile names
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not config.getoption("--hypothesis-profile", None):
+        settings.load_profile(default_profile())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from conformance.run.plugin import pytest_assertrepr_compare
+from conformance.run.suite_plugin import pytest_assertrepr_compare
 
 
 def test_large_unequal_bytes_are_explained_by_offset_and_digest() -> None:

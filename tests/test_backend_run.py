@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,8 @@ import pytest
 from conformance.adapters import backend, backend_run, executorch, load_implementation
 from conformance.adapters.undrivable import Undrivable
 from conformance.api import Capability, ImplementationError
-from tests.children import REPO, subprocess_env
+from conformance.run.collect import collect_suite
+from tests.children import python, subprocess_env
 from tests.impls import backends
 
 
@@ -100,15 +100,8 @@ def test_the_adapter_tells_a_missing_release_from_a_broken_driver() -> None:
 
 def _run(*args: str, tmp_path: Path) -> tuple[subprocess.CompletedProcess[str], dict[str, object]]:
     report = tmp_path / "report.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "conformance", "run", *args, "--report", str(report)],
-        cwd=REPO,
-        env=subprocess_env(COLUMNS="200"),
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
+    args = ("-m", "conformance", "run", "--report", str(report), *args)
+    proc = python(*args, timeout=900, env=subprocess_env(COLUMNS="200"))
     return proc, json.loads(report.read_text(encoding="utf-8"))
 
 
@@ -121,7 +114,7 @@ def _statuses(report: dict[str, object]) -> dict[str, str]:
 def test_an_inheriting_backend_is_judged_as_its_bases_and_said_so(tmp_path: Path) -> None:
     proc, report = _run("--backend", "tests.impls.backends:Inheriting", tmp_path=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr  # narrowed by its definition alone
-    assert report["partial"] == f"-k {backend_run.SELECTION!r}", report["partial"]
+    assert report["partial"] == f"-m {backend_run.SELECTION!r}", report["partial"]
     out = proc.stdout
     assert "backend Inheriting (tests.impls.backends" in out
     assert "HOOK-MAT-1   passed" in out
@@ -153,30 +146,40 @@ def test_own_low_memory_hooks_are_never_not_applicable(tmp_path: Path) -> None:
 
 
 def test_selection_leaves_out_exactly_the_lowering_tests() -> None:
-    for name in backend_run.LOWERING_TESTS:
-        assert f"not {name}" in backend_run.SELECTION
-    assert backend_run.SELECTION.startswith("test_hooks and ")
+    """The tests marked ``lowering`` are the three of HOOK-COPY-2..4, all in the hook tests."""
+    tests = collect_suite()
+    lowering = {t.function for t in tests if "lowering" in t.markers}
+    assert lowering == {
+        "test_called_once_per_submodule_with_its_own_specs",
+        "test_preprocess_receives_exactly_the_copies",
+        "test_an_override_replaces_the_default",
+    }
+    assert all("hooks" in t.markers for t in tests if "lowering" in t.markers)
+    hooks = {t.nodeid.partition("::")[0] for t in tests if "hooks" in t.markers}
+    assert hooks == {"suite/test_hooks.py"}
+    assert backend_run.SELECTION == "hooks and not lowering"
 
 
-def test_a_users_k_narrows_the_hook_tests_instead_of_replacing_them() -> None:
+def test_a_users_m_narrows_the_hook_tests_instead_of_replacing_them() -> None:
     own = backend_run.SELECTION
-    assert backend_run.selected([]) == ["-k", own]
-    assert backend_run.selected(["-x", "-k", "copy"]) == ["-k", f"{own} and (copy)", "-x"]
-    assert backend_run.selected(["-kcopy", "-k", "load or mat"]) == [
-        "-k",
+    assert backend_run.selected([]) == ["-m", own]
+    assert backend_run.selected(["-x", "-m", "copy"]) == ["-m", f"{own} and (copy)", "-x"]
+    assert backend_run.selected(["-mcopy", "-m", "load or mat"]) == [
+        "-m",
         f"{own} and (copy) and (load or mat)",
     ]
-    assert backend_run.selected(["--", "-k"]) == ["-k", own, "--", "-k"], "after --: not pytest's"
-    assert backend_run.selected(["-k", " "]) == ["-k", own]
+    assert backend_run.selected(["--", "-m"]) == ["-m", own, "--", "-m"], "after --: not pytest's"
+    assert backend_run.selected(["-m", " "]) == ["-m", own]
+    assert backend_run.selected(["-k", "copy"]) == ["-m", own, "-k", "copy"], "-k is the user's"
 
 
 def test_a_backend_run_is_partial_only_where_its_report_says_the_user_narrowed_it() -> None:
-    own = f"-k {backend_run.SELECTION!r}"
+    own = f"-m {backend_run.SELECTION!r}"
     status = backend_run._as_backend_status
     assert status(4, {"partial": own}) == 0, "narrowed to the hook tests by definition"
     assert status(4, {"partial": f"{own} --clause HOOK-MAT-1"}) == 4
-    assert status(4, {"partial": f"{own} -m 'not slow'"}) == 4
-    assert status(4, {"partial": "-k 'test_hooks and copy'"}) == 4, "the user's -k replaced it"
+    assert status(4, {"partial": f"-k 'copy' {own}"}) == 4
+    assert status(4, {"partial": "-m 'hooks and copy'"}) == 4, "the user's -m replaced it"
     assert status(4, None) == 4, "no report: nothing says the run was whole"
     assert [status(s, {"partial": own}) for s in (0, 1, 2, 3)] == [0, 1, 2, 3]
 
@@ -189,29 +192,15 @@ def test_a_backend_run_narrowed_by_the_user_is_a_partial_run(tmp_path: Path) -> 
 
 
 def test_a_blob_padded_as_aotinductor_pads_it_is_not_accused(tmp_path: Path) -> None:
-    report = tmp_path / "report.json"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "conformance",
-            "run",
-            "--impl",
-            "tests.impls.zero_padded:IMPLEMENTATION",
-            "--report",
-            str(report),
-            "--",
-            "-k",
-            "TestLowMemory and not large",
-        ],
-        cwd=REPO,
-        env=subprocess_env(COLUMNS="200"),
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
+    args = (
+        "--impl",
+        "tests.impls.zero_padded:IMPLEMENTATION",
+        "--",
+        "-k",
+        "TestLowMemory and not large",
     )
-    statuses = _statuses(json.loads(report.read_text(encoding="utf-8")))
+    proc, report = _run(*args, tmp_path=tmp_path)
+    statuses = _statuses(report)
     for clause in ("HOOK-BLOB-1", "HOOK-MAT-2", "HOOK-LOW-1", "HOOK-LOW-2"):
         assert statuses[clause] == "passed", (clause, proc.stdout)
     assert proc.returncode == 4, proc.stdout  # narrowed with -k: a partial run that conformed

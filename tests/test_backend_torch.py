@@ -6,14 +6,12 @@ said so; CudaBackend, which overrides all three, on its own, its low-memory hook
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from conformance.host import prerequisites
-from tests.children import REPO, subprocess_env
+from tests.children import python, subprocess_env
 
 _missing = prerequisites.missing()
 if _missing:
@@ -28,15 +26,8 @@ CUDA = "executorch.backends.cuda.cuda_backend:CudaBackend"
 
 def _run(spec: str, tmp_path: Path) -> tuple[str, int, dict[str, str]]:
     report = tmp_path / "report.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "conformance", "run", "--backend", spec, "--report", str(report)],
-        cwd=REPO,
-        env=subprocess_env(COLUMNS="200"),
-        capture_output=True,
-        text=True,
-        timeout=1800,
-        check=False,
-    )
+    args = ("-m", "conformance", "run", "--backend", spec, "--report", str(report))
+    proc = python(*args, timeout=1800, env=subprocess_env(COLUMNS="200"))
     data = json.loads(report.read_text(encoding="utf-8"))
     statuses = {c["id"]: c["status"] for c in data["clauses"] if c["id"].startswith("HOOK-")}
     assert data["implementation"]["name"].startswith(spec.rpartition(":")[2] + " (")

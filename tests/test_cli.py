@@ -21,8 +21,8 @@ import jsonschema
 import pytest
 
 import reference
+from conformance.cli import clause_lines, first_sentence, main, pytest_args
 from conformance.harness.hypothesis_home import HOME_VARIABLE
-from conformance.run.cli import clause_lines, first_sentence, main, pytest_args
 from conformance.run.collect import SuiteTest, collect_suite, keyword_for
 from conformance.run.report import report_schema
 from conformance.run.spec import PROFILES, load_spec
@@ -692,7 +692,7 @@ def test_no_command_is_a_usage_error(tmp_path: Path) -> None:
 def test_main_in_process(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from conformance.run.cli import main
+    from conformance.cli import main
 
     monkeypatch.setattr(sys, "path", list(sys.path))  # `run` puts the current directory on it
 
@@ -705,7 +705,7 @@ def test_main_in_process(
 def test_a_port_declared_by_the_clauses_it_failed_conforms_with_exactly_those(
     tmp_path: Path,
 ) -> None:
-    """The porter's route of issue 23: run, declare the clauses the report failed (by clause),
+    """The porter's route: run, declare the clauses the report failed (by clause),
     run again: exit 0, and exactly those clauses read "expected deviation"."""
     impl = "tests.impls.merge_drops_layout"
     # one seed for both runs: the store machine draws the same examples, so the second run meets

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from conformance.run import cli
-from conformance.run.cli import EXIT_HELP, Exit, exit_status, isolated, main
+from conformance import cli
+from conformance.cli import EXIT_HELP, Exit, exit_status, isolated, main
 from conformance.run.console import Tee
 from conformance.run.options import RUN_OPTIONS, time_limit
 

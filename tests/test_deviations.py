@@ -47,13 +47,13 @@ def test_comments_and_blank_lines_are_ignored() -> None:
         "# ExecuTorch 1.5.1\n"
         "\n"
         "   # an indented comment\n"
-        "HOOK-LOW-2 moves the blob without its digest # see issue #123\n"
+        "HOOK-LOW-2 moves the blob without its digest # see ticket #123\n"
         "  \t \n"
         "#HOOK-LOW-3 commented out, so not a deviation\n"
     )
     assert list(found) == ["HOOK-LOW-2"]
     # a '#' after the target belongs to the reason
-    assert found["HOOK-LOW-2"].reason == "moves the blob without its digest # see issue #123"
+    assert found["HOOK-LOW-2"].reason == "moves the blob without its digest # see ticket #123"
     assert found["HOOK-LOW-2"].line == 4
 
 

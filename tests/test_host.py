@@ -14,6 +14,8 @@ from types import ModuleType
 import jsonschema
 import pytest
 
+from conformance.adapters.substitution import find_holders, substituted
+from conformance.cli import main
 from conformance.host import prerequisites
 from conformance.host.report import HOST_FORMAT, Export, HostReport, ModelResult, Run
 from conformance.host.shipped_tests import (
@@ -25,8 +27,6 @@ from conformance.host.shipped_tests import (
     read_scope,
     run_shipped_tests,
 )
-from conformance.host.substitution import find_holders, substituted
-from conformance.run.cli import main
 from conformance.run.spec import load_spec
 
 REPO = Path(__file__).resolve().parents[1]

@@ -21,10 +21,10 @@ if _missing:
     )
 
 from conformance.adapters import load_implementation  # noqa: E402
+from conformance.adapters.substitution import classes_of, find_holders, substituted  # noqa: E402
 from conformance.host import backend  # noqa: E402
 from conformance.host.check import check_model  # noqa: E402
 from conformance.host.command import Host  # noqa: E402
-from conformance.host.substitution import classes_of, find_holders, substituted  # noqa: E402
 from conformance.host.zoo import MODELS  # noqa: E402
 
 HOST = Host.load()

@@ -36,16 +36,15 @@ from tests.mutants._impact import ImpactMap
 TIMEOUT = 900
 MUTANTS = mutant_names()
 MAX_OTHERS = 2
-"""Clauses a mutant does not declare that its failure may still be blamed on (issue 10)."""
+"""Clauses a mutant does not declare that its failure may still be blamed on."""
 OVER_THE_BOUND: dict[str, int] = {}
 """Mutants still blamed on more than MAX_OTHERS other clauses when last measured
 (``docs/mutation.md``), and how many: a ratchet, so that attribution can only get better. Empty
-since the tests say what they rely on (``relies_on``) and each mutant breaks one thing; session 8's
-new clauses and tests put three mutants in it for a while (close_keeps_file 4, cord_out_of_order 3,
-move_copies_when_rename_fails 3), until the tests that see their clause through another's said
-so. Measured for all mutants with the whole suite, the profile of ``run_suite`` and the Hypothesis
-that ``tox -e meta`` pins (the examples a seeded Hypothesis draws, and so these counts, change
-between its releases)."""
+since the tests say what they rely on (``relies_on``) and each mutant breaks one thing; a clause
+seen through another's is said so by its tests (``relies_on``), which keeps a mutant's blame to its
+own clauses. Measured for all mutants with the whole suite, the profile of ``run_suite`` and the
+Hypothesis that ``tox -e meta`` pins (the examples a seeded Hypothesis draws, and so these counts,
+change between its releases)."""
 VARIANCE = 1
 """Room over a ratchet entry for a clause that a load-dependent test (a child's timing, a fork)
 fails in one run and not another; a mutant under the bound gets none."""

@@ -20,6 +20,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from conformance import environment
 from conformance.adapters import load_implementation
 from conformance.harness.checks import ClauseFailure
 from conformance.harness.vectors import Vector, VectorFailure, load_schema, replay, replay_model
@@ -59,7 +60,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.Compl
         ]
         for name in PLANTED
     }
-    env = {k: v for k, v in os.environ.items() if k not in ("CORDSPEC_IMPL", "PYTEST_ADDOPTS")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in (environment.IMPL.name, "PYTEST_ADDOPTS")
+    }
     found = shared_runs(tmp_path_factory, "planted", argvs, cwd=ROOT, env=env, timeout=TIMEOUT)
     return {name: proc for name, (_, proc) in found.items()}
 

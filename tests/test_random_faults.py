@@ -38,6 +38,7 @@ from typing import Any
 
 import pytest
 
+from conformance import environment
 from reference import Cord, FileBackedData, NamedDataStore
 
 SEQUENCES = 1000
@@ -410,9 +411,9 @@ def run_sequence(seed: int, directory: Path, faults: Injector) -> None:
 
 
 def test_random_sequences_with_injected_faults(tmp_path: Path, injector: Injector) -> None:
-    chosen = os.environ.get("CORDSPEC_FAULT_SEED")
-    count = int(os.environ.get("CORDSPEC_FAULT_SEQUENCES", SEQUENCES))
-    seeds = [int(chosen)] if chosen else [BASE_SEED + i for i in range(count)]
+    chosen = environment.FAULT_SEED.get()
+    count = environment.FAULT_SEQUENCES.get() or SEQUENCES
+    seeds = [chosen] if chosen is not None else [BASE_SEED + i for i in range(count)]
     for seed in seeds:
         try:
             run_sequence(seed, tmp_path / f"seq{seed}", injector)

@@ -1,4 +1,4 @@
-"""The reference names its clauses (issue 26): every MUST / MUST NOT id of spec/SPEC.md appears in
+"""The reference names its clauses: every MUST / MUST NOT id of spec/SPEC.md appears in
 ``reference/`` at the code that implements it, and every clause id the reference names is one of
 the spec's, so ``grep -rn NDS-MERGE-3 reference/`` leads a porter from the spec to the model.
 """

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,20 +14,12 @@ import pytest
 from conformance.harness.helpers import tree
 from reference import FileBackedData
 from reference.placeholders import process_start_time
-from tests.children import REPO, subprocess_env
+from tests.children import python
 from tests.owners import Owner
 
 
 def cordspec(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "conformance", *args],
-        cwd=REPO,
-        env=subprocess_env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return python("-m", "conformance", *args)
 
 
 @dataclass
@@ -144,8 +135,8 @@ def test_sweep_goes_on_past_an_orphan_it_may_not_remove(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """FBD-SWEEP-5, in process (the refusal is injected; no second user): status 1, named."""
+    from conformance.cli import main
     from conformance.harness.child import dead_pid
-    from conformance.run.cli import main
 
     gone = dead_pid()
     foreign, own = (tmp_path / f".executorch_{gone}_{c * 8}.data" for c in "ab")

@@ -80,13 +80,19 @@ def test_the_suite_never_imports_the_reference() -> None:
 
 
 @pytest.mark.parametrize(
-    ("ids", "unknown"),
-    [(("CORD-INIT-1", "NOPE-BOGUS-1"), "NOPE-BOGUS-1"), (("CORD-INIT-1", "NDS-MERGE-1"), "")],
-    ids=["unknown-is-a-usage-error", "known-are-accepted"],
+    ("ids", "unknown", "ours"),
+    [
+        (("CORD-INIT-1", "NOPE-BOGUS-1"), "NOPE-BOGUS-1", True),
+        (("CORD-INIT-1", "NDS-MERGE-1"), "", True),
+        (("CORD-INIT-1", "NOPE-BOGUS-1"), "", False),
+    ],
+    ids=["unknown-is-a-usage-error", "known-are-accepted", "another-projects-own-marker"],
 )
 def test_clause_ids_are_checked_at_collection(
-    pytester: pytest.Pytester, ids: tuple[str, ...], unknown: str
+    pytester: pytest.Pytester, ids: tuple[str, ...], unknown: str, ours: bool
 ) -> None:
+    """In a run that is cordspec's (here: given a ``--cordspec-`` option) every ``clause`` marker
+    names the spec's clauses; in another project's run, a ``clause`` marker is its own."""
     marks = ", ".join(f"{i!r}" for i in ids)
     pytester.makepyfile(
         test_marked=f"""
@@ -97,7 +103,7 @@ def test_clause_ids_are_checked_at_collection(
             pass
         """
     )
-    result = pytester.runpytest(*QUIET)
+    result = pytester.runpytest(*QUIET, *(["--cordspec-profile=strict"] if ours else []))
     if unknown:
         assert result.ret == pytest.ExitCode.USAGE_ERROR
         result.stderr.fnmatch_lines(
@@ -140,3 +146,21 @@ def test_unknown_targets_finds_typos() -> None:
     )
     unknown = unknown_targets(deviations, ["CORD-WRITE-1"], ["test_order_into_a_real_file"])
     assert unknown == ["line 2: CORD-WRIET-1", "line 4: test_no_such_test"]
+
+
+def test_an_implementation_that_cannot_load_is_one_usage_error(pytester: pytest.Pytester) -> None:
+    """Checked once, before any test (or worker) starts: not an exit from inside a fixture, whose
+    status 4 ``cordspec run`` would read as a partial run."""
+    pytester.makepyfile(
+        test_marked="""
+        import pytest
+
+        @pytest.mark.clause("CORD-INIT-1")
+        def test_uses_it(impl):
+            pass
+        """
+    )
+    result = pytester.runpytest(*QUIET, "--cordspec-impl", "no_such_module_here")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: cordspec: cannot import 'no_such_module_here'*"])
+    assert "test_uses_it" not in result.stdout.str()

@@ -149,7 +149,7 @@ class _Around:
         if self._around.name == "executorch":
             yield
             return
-        from ..host.substitution import CLASS_NAMES, classes_of, substituted
+        from .substitution import CLASS_NAMES, classes_of, substituted
 
         try:
             cord = importlib.import_module("executorch.exir._serialize._cord")

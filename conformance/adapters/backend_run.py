@@ -2,10 +2,11 @@
 and a verdict per backend that attributes each HOOK clause to the code it ran.
 
 The CLI adds the option with :func:`add_backend_option` and hands the run to :func:`run_backends`.
-The run covers the suite's hook tests (``test_hooks*``) except those that judge lowering itself
-(HOOK-COPY-2..4 are the surrounding implementation's code, not the backend's), so no clause is
-passed on another class's code. Each HOOK clause is printed with the hook it ran and where that hook
-comes from: the class's own, or "inherited from <base>" (judged as the base's, and said so).
+The run covers the suite's hook tests (marker ``hooks``) except those that judge lowering itself
+(marker ``lowering``: HOOK-COPY-2..4 are the surrounding implementation's code, not the backend's),
+so no clause is passed on another class's code. Each HOOK clause is printed with the hook it ran and
+where that hook comes from: the class's own, or "inherited from <base>" (judged as the base's, and
+said so).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from . import backend as backend_module
 from . import load_implementation
 
 __all__ = [
-    "LOWERING_TESTS",
     "SELECTION",
     "add_backend_option",
     "attribution",
@@ -32,14 +32,9 @@ __all__ = [
     "selected",
 ]
 
-LOWERING_TESTS = (
-    "test_called_once_per_submodule_with_its_own_specs",
-    "test_preprocess_receives_exactly_the_copies",
-    "test_an_override_replaces_the_default",
-)
-"""The hook tests that judge lowering (HOOK-COPY-2..4) with a probe copy hook of their own."""
-SELECTION = "test_hooks and not " + " and not ".join(LOWERING_TESTS)
-"""The ``-k`` expression of a backend run."""
+SELECTION = "hooks and not lowering"
+"""The ``-m`` expression of a backend run: the hook tests (``conformance/suite/test_hooks.py``'s
+marker) but those that judge lowering with a probe copy hook of their own (HOOK-COPY-2..4)."""
 _CLAUSE_HOOK = {
     "HOOK-COPY-1": backend_module.COPY,
     "HOOK-MAT-1": backend_module.MATERIALIZE,
@@ -114,29 +109,29 @@ def run_backends(args: argparse.Namespace, extra: list[str], run_once: RunOnce, 
 
 
 def selected(extra: list[str]) -> list[str]:
-    """pytest's arguments ``extra`` with the backend run's selection: a ``-k`` of the user's
+    """pytest's arguments ``extra`` with the backend run's selection: a ``-m`` of the user's
     narrows the hook tests (``SELECTION and (EXPR)``) rather than replacing them, as pytest keeps
-    only the last ``-k`` it is given."""
+    only the last ``-m`` it is given."""
     rest: list[str] = []
     narrowing: list[str] = []
     words = iter(extra)
     for word in words:
         if word == "--":
             rest += [word, *words]  # what follows is not pytest's to parse as options
-        elif word == "-k":
+        elif word == "-m":
             narrowing.append(next(words, ""))
-        elif word.startswith("-k") and not word.startswith("--"):
+        elif word.startswith("-m") and not word.startswith("--"):
             narrowing.append(word[2:])
         else:
             rest.append(word)
     expression = " and ".join([SELECTION, *(f"({e})" for e in narrowing if e.strip())])
-    return ["-k", expression, *rest]
+    return ["-m", expression, *rest]
 
 
 _SEVERITY = (0, 4, 1, 2, 3)
 """``cordspec run``'s statuses from best to worst: conforms, partial run that conformed, does not
 conform, usage or load error, interrupted; several backends' run ends with the worst."""
-_OWN_RESTRICTION = f"-k {SELECTION!r}"
+_OWN_RESTRICTION = f"-m {SELECTION!r}"
 """What a backend run's report says narrowed it when the user narrowed it no further (its
 ``partial``, as the plugin writes it)."""
 

@@ -11,7 +11,7 @@ import reference
 from reference import hooks, sweep
 
 from ..api import CopyHook, FileBackedData, Implementation, NamedDataStore, Preprocess, Submodules
-from . import from_namespace
+from .namespace import from_namespace
 
 __all__ = ["load"]
 

@@ -7,9 +7,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from .. import environment
+
 __all__ = ["HOME_VARIABLE", "default_home"]
 
-HOME_VARIABLE = "CORDSPEC_HYPOTHESIS_HOME"
+HOME_VARIABLE = environment.HYPOTHESIS_HOME.name
 """Where Hypothesis keeps its files (example database, caches) in a run: ``cordspec run`` sets it
 to :func:`default_home`, so a run leaves no ``.hypothesis/`` in the directory it starts in."""
 

@@ -1,4 +1,4 @@
-"""The input classes of the core read, write, hash, prefix and dedup paths (issue 25): blob sizes on
+"""The input classes of the core read, write, hash, prefix and dedup paths: blob sizes on
 every boundary a chunked or size-special path has, sparse files with a hole at each end and in the
 middle, and sinks at their start, middle and end, over existing bytes, in append mode, raw and
 short. Each class knows its contents, and each sink what it must hold after a write, so that a test

@@ -34,6 +34,8 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Literal, TypeVar
 
+from .. import environment
+
 __all__ = [
     "LONG_CAMPAIGN_ENV",
     "CampaignResult",
@@ -56,8 +58,9 @@ __all__ = [
 T = TypeVar("T")
 Mode = Literal["calls", "lines"]
 
-LONG_CAMPAIGN_ENV = "CORDSPEC_LONG_CAMPAIGN"
-"""Set (to anything but ``""`` or ``0``) for the long campaigns of the issue's counts."""
+LONG_CAMPAIGN_ENV = environment.LONG_CAMPAIGN.name
+"""Set (to anything but ``""`` or ``0``) for the long campaigns (10,000 moves, 3,000
+constructions, ...)."""
 
 OS_CALLS = ("open", "close", "replace", "rename", "unlink", "remove", "lstat", "stat", "fstat")
 """The ``os`` functions whose calls are steps; ``builtins.open`` is one too."""
@@ -245,7 +248,7 @@ def open_descriptors() -> set[int]:
 def campaign_size(default: int, long: int) -> int:
     """``long`` when the long campaign is asked for (``CORDSPEC_LONG_CAMPAIGN``), else
     ``default``."""
-    return long if os.environ.get(LONG_CAMPAIGN_ENV, "") not in ("", "0") else default
+    return long if environment.LONG_CAMPAIGN.get() else default
 
 
 @dataclass(frozen=True)

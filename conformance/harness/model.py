@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TypeGuard, TypeVar
 
-from ..run.spec import PROFILES, Profile
+from ..profiles import PROFILES, Profile
 
 __all__ = [
     "Blob",

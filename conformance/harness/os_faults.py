@@ -1,4 +1,4 @@
-"""Fault injection on both sides of an OS call (issue 25): the functions of :mod:`os` an operation
+"""Fault injection on both sides of an OS call: the functions of :mod:`os` an operation
 calls, counted, then made to raise one at a time, either before the call (nothing happened) or
 after it (it took effect, then reported an error, as a network filesystem can). Only calls made
 through ``os.<name>`` at call time are seen; an implementation that reaches the OS another way is

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
+from ..adapters.substitution import Swap, classes_of, find_holders, substituted
 from ..api import Implementation
 from .prerequisites import check as check_prerequisites
 from .report import Export, HostReport, cordspec_version
 from .shipped_tests import TestResult, read_scope, run_shipped_tests
-from .substitution import Swap, classes_of, find_holders, substituted
 
 __all__ = ["Host", "host_report"]
 

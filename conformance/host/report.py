@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..run.report import _cell, _cordspec_version, fit, report_format
+from ..run.report import fit, report_format
 from .shipped_tests import Outcome, TestResult
 
 __all__ = [
@@ -27,7 +28,15 @@ MiB = 1 << 20
 
 def cordspec_version() -> str:
     """The installed cordspec's version ('unknown' from a bare checkout)."""
-    return _cordspec_version()
+    try:
+        return importlib.metadata.version("cordspec")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - a bare checkout
+        return "unknown"
+
+
+def _cell(text: str) -> str:
+    """``text`` on one line, safe in a Markdown table cell."""
+    return " ".join(text.split()).replace("|", "\\|")
 
 
 @dataclass(frozen=True)

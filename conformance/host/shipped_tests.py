@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .substitution import substituted
+from ..adapters.substitution import substituted
 
 __all__ = [
     "SCOPE_FILE",

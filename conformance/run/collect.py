@@ -19,9 +19,12 @@ from pathlib import Path
 
 import pytest
 
+from .. import environment
+from . import options
+
 __all__ = ["CollectError", "SuiteTest", "collect_suite", "keyword_for"]
 
-_OUTPUT = "CORDSPEC_SUITE_MAP"
+_OUTPUT = environment.SUITE_MAP.name
 
 
 class CollectError(RuntimeError):
@@ -36,10 +39,12 @@ class SuiteTest:
     function: str
     """The test function's name, without parameters (what a deviation file may name)."""
     clauses: tuple[str, ...]
+    markers: tuple[str, ...] = ()
+    """The names of its markers (``clause``, ``hooks``, ...), each once."""
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    output = os.environ.get(_OUTPUT)
+    output = environment.SUITE_MAP.get()
     if not output:
         return
     rows = [
@@ -47,6 +52,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             "nodeid": item.nodeid,
             "function": getattr(item, "originalname", item.name),
             "clauses": [str(a) for m in item.iter_markers("clause") for a in m.args],
+            "markers": list(dict.fromkeys(m.name for m in item.iter_markers())),
         }
         for item in session.items
     ]
@@ -57,9 +63,7 @@ def collect_suite(
     profile: str = "strict", impl: str = "reference", env: Mapping[str, str] | None = None
 ) -> list[SuiteTest]:
     """The suite as ``cordspec run --impl <impl> --profile <profile>`` collects it."""
-    from .cli import pytest_args
-
-    args = pytest_args(impl, profile, extra=["--collect-only", "-q", "-p", __name__])
+    args = options.pytest_args(impl, profile, extra=["--collect-only", "-q", "-p", __name__])
     with tempfile.TemporaryDirectory(prefix="cordspec-collect-") as scratch:
         output = Path(scratch, "suite.json")
         proc = subprocess.run(
@@ -77,7 +81,10 @@ def collect_suite(
                 f"{proc.stderr}"
             )
         rows = json.loads(output.read_text(encoding="utf-8"))
-    return [SuiteTest(r["nodeid"], r["function"], tuple(r["clauses"])) for r in rows]
+    return [
+        SuiteTest(r["nodeid"], r["function"], tuple(r["clauses"]), tuple(r["markers"]))
+        for r in rows
+    ]
 
 
 def keyword_for(tests: list[SuiteTest], *clause_ids: str) -> str:

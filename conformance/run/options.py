@@ -5,18 +5,26 @@ with another plugin's options (pytest-profiling's ``--profile``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from .spec import PROFILES
+import pytest
+
+from ..profiles import PROFILES
 
 __all__ = [
     "DEFAULT_TIMEOUT",
+    "INI",
     "PYTEST_PREFIX",
+    "REPORTER_NAME",
     "RUN_OPTIONS",
     "SHRINK_TIMEOUT",
+    "SUITE",
     "RunOption",
     "add_run_options",
+    "is_cordspec_run",
+    "pytest_args",
     "pytest_flag",
     "time_limit",
 ]
@@ -30,6 +38,14 @@ of its own (the store machine takes minutes on a loaded machine), after it found
 short while shrinking fails as hung, not as the check it failed."""
 PYTEST_PREFIX = "--cordspec-"
 """How every option of cordspec's pytest plugin starts."""
+INI = Path(__file__).parents[1] / "cordspec.ini"
+"""``cordspec run``'s pytest configuration (passed with ``-c``)."""
+SUITE = Path(__file__).parents[1] / "suite"
+"""The installed suite's directory, which ``cordspec run`` gives pytest to collect."""
+REPORTER_NAME = "cordspec-reporter"
+"""The name under which the plugin registers its clause reporter (``cordspec run`` reads the
+report's partiality from it)."""
+_OURS = pytest.StashKey[bool]()
 
 
 @dataclass(frozen=True)
@@ -90,6 +106,12 @@ RUN_OPTIONS = (
         "file of known deviations (default: the built-in adapter's own list, if any)",
         {"metavar": "FILE"},
     ),
+    RunOption(
+        "--shrink",
+        "shrink failing examples to minimal ones (off by default: a verdict needs one failing "
+        "example, and shrinking against a broken implementation takes minutes)",
+        {"action": "store_true", "default": False},
+    ),
 )
 
 
@@ -114,3 +136,49 @@ def add_run_options(
             add(option.pytest_flag, help=option.help, **settings)
         else:
             add(option.flag, help=option.help, **settings)
+
+
+def is_cordspec_run(config: pytest.Config) -> bool:
+    """Whether a pytest run is the suite's: started with :data:`INI` (``cordspec run``), or given
+    one of the plugin's ``--cordspec-*`` options. Any other run (a project that merely has cordspec
+    installed) sees nothing of the suite unless it imports it."""
+    if _OURS not in config.stash:
+        inipath = config.inipath
+        ours = inipath is not None and Path(inipath).resolve() == INI.resolve()
+        args = [str(a) for a in config.invocation_params.args]
+        ours = ours or any(a.startswith(PYTEST_PREFIX) for a in args)
+        for option in RUN_OPTIONS:
+            value = config.getoption(option.dest, None)
+            ours = ours or value not in (None, False, [], option.settings.get("default"))
+        config.stash[_OURS] = ours
+    return config.stash[_OURS]
+
+
+def pytest_args(
+    impl: str,
+    profile: str,
+    reports: Sequence[str] = (),
+    deviations: str | None = None,
+    hypothesis_profile: str | None = None,
+    extra: Sequence[str] = (),
+    shrink: bool = False,
+    timeout: float | None = None,
+    clauses: Sequence[str] = (),
+) -> list[str]:
+    """The pytest command line ``cordspec run`` uses: its options as the plugin spells them
+    (``--cordspec-impl``, ...)."""
+    args = ["-c", str(INI), "--rootdir", str(INI.parent), "-p", "no:cacheprovider", str(SUITE)]
+    args += ["--cordspec-impl", impl, "--cordspec-profile", profile]
+    for path in reports:
+        args += ["--cordspec-report", path]
+    if deviations is not None:
+        args += ["--cordspec-deviations", deviations]
+    if hypothesis_profile is not None:
+        args += ["--hypothesis-profile", hypothesis_profile]
+    if shrink:
+        args.append("--cordspec-shrink")
+    if timeout is not None:
+        args += ["--cordspec-timeout", f"{timeout:g}"]
+    for clause in clauses:
+        args += ["--cordspec-clause", clause]
+    return [*args, *extra]

@@ -1,47 +1,30 @@
-"""The pytest plugin: chooses the implementation, maps tests to clauses, applies deviations, and
-reports a status per clause and a verdict per profile (terminal summary, ``--report`` files)."""
+"""cordspec's pytest plugin (entry point ``cordspec``): the run options (``--cordspec-impl``, ...),
+the registration of :mod:`.suite_plugin`, and the clause report: a status per clause and a verdict
+per profile (terminal summary, ``--report`` files).
+
+Installed, it loads in every pytest run of the environment, so it is inert, as Hypothesis' plugin
+is: it adds its options, and registers the suite's markers, fixtures and hooks only in a run that
+is the suite's (:func:`~.options.is_cordspec_run`) or that imports the suite (:func:`activate`).
+The reporter it registers in every run acts only on reports of the suite's tests, which carry
+their clauses."""
 
 from __future__ import annotations
 
 import dataclasses
-import gc
-import hashlib
 import json
-import re
 import shlex
-import signal
-import threading
-from collections.abc import Generator, Iterator
-from pathlib import Path
 
-import pluggy
 import pytest
 
-from .. import suite
 from ..adapters import load_implementation, selected_target
-from ..api import Capability, Implementation, ImplementationError
-from ..harness import interrupts
-from ..harness.checks import failed_clauses
-from ..harness.gc_freeze import FrozenHeap
-from ..harness.helpers import Blobs, left_behind, placeholders
-from .deviations import (
-    Deviation,
-    builtin_deviations_path,
-    declared_clauses,
-    read_deviations,
-    suite_test_names,
-    unmatched,
-)
-from .options import add_run_options, time_limit
+from ..api import Implementation
+from ..harness import hypothesis_profiles
+from . import suite_plugin
+from .deviations import declared_clauses
+from .options import REPORTER_NAME, add_run_options, is_cordspec_run
 from .report import (
-    BLOCKED_PROPERTY,
     CLAUSES_PROPERTY,
-    DEVIATION_PREFIX,
-    FAILED_CLAUSES_PROPERTY,
-    FAILURE_PROPERTY,
-    NOT_APPLICABLE_PREFIX,
     OVERRIDE_PREFIX,
-    RELIES_ON_PROPERTY,
     Collector,
     Kind,
     Report,
@@ -49,20 +32,19 @@ from .report import (
     check_report_path,
     make_header,
 )
-from .spec import Spec, load_spec
+from .suite_plugin import (
+    IMPLEMENTATION_PROPERTY,
+    check_targets,
+    deviations_of,
+    spec_of,
+)
 
-__all__ = ["clause_ids"]
+__all__ = ["activate"]
 
-_SMALL_BYTES = 4096
-_SUITE = Path(suite.__file__).parent
-_SPEC_KEY = pytest.StashKey[Spec]()
-_DEVIATIONS_KEY = pytest.StashKey[dict[str, Deviation]]()
-_REPORTER_NAME = "cordspec-reporter"
-_LOADED_KEY = pytest.StashKey[Implementation]()
-_HUNG = re.compile(r"^Timeout \(>([0-9.]+)s\) from pytest-timeout")
-"""pytest-timeout's message for a test that ran past its limit."""
-_IMPLEMENTATION_PROPERTY = "cordspec_implementation"
-"""The ``user_properties`` name under which a test records the implementation its ``impl`` ran."""
+SUITE_PLUGIN_NAME = "cordspec-suite"
+_configs: list[pytest.Config] = []
+"""The pytest runs configured in this process and not yet ended, innermost last (pytester nests
+them)."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -70,343 +52,37 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_run_options(group.addoption, pytest=True)
 
 
+@pytest.hookimpl(tryfirst=True)  # before Hypothesis' plugin loads --hypothesis-profile
 def pytest_configure(config: pytest.Config) -> None:
-    _skip_pytests_diff_of_large_bytes()
-    config.addinivalue_line(
-        "markers", "clause(*ids): the spec clauses (spec/SPEC.md) this test checks"
-    )
-    config.addinivalue_line(
-        "markers",
-        "relies_on(*ids): clauses whose behaviour this test uses to observe its own; a failure "
-        "that names no clause counts against those of them that failed in tests of their own",
-    )
-    config.addinivalue_line(
-        "markers", "requires(capability): not applicable unless the implementation has it"
-    )
     for path in config.getoption("cordspec_report"):
         try:
             check_report_path(path)
         except ValueError as exc:
             raise pytest.UsageError(f"--cordspec-report {exc}") from None
+    _configs.append(config)
+    ours = is_cordspec_run(config)
+    hypothesis_profiles.configure(config, ours)
+    if ours:
+        activate(config)
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) reports
-        config.pluginmanager.register(_Reporter(config), _REPORTER_NAME)
-    config.pluginmanager.register(_InterruptGuard(), "cordspec-interrupt-guard")
-    config.pluginmanager.register(FrozenHeap(config), "cordspec-frozen-heap")
+        config.pluginmanager.register(_Reporter(config), REPORTER_NAME)
 
 
-class _InterruptGuard:
-    """While suite tests run in this process: SIGINT's handler is
-    :func:`~conformance.harness.interrupts.sigint_handler`, and a run during whose test a user's
-    SIGINT came stops after that test, even if the test (one expecting an injected interrupt) or a
-    callback the KeyboardInterrupt landed in swallowed it."""
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if config in _configs:
+        _configs.remove(config)
 
-    def __init__(self) -> None:
-        self.previous: object = None
-        self.seen = 0
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtestloop(self, session: pytest.Session) -> None:
-        suite_tests = any(i.get_closest_marker("clause") for i in session.items)
-        if not suite_tests or threading.current_thread() is not threading.main_thread():
+def activate(config: pytest.Config | None = None) -> None:
+    """Register the suite's plugin (:mod:`.suite_plugin`) in ``config``'s run, once; by default in
+    the innermost run configured in this process, if any (the suite's package calls this when it
+    is imported, so that a run importing suite classes gets their fixtures and markers)."""
+    if config is None:
+        if not _configs:
             return
-        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not ignored
-            self.previous = signal.signal(signal.SIGINT, interrupts.sigint_handler)
-        self.seen = interrupts.user_interrupts
-
-    @pytest.hookimpl(hookwrapper=True)
-    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, None, None]:
-        yield
-        if interrupts.user_interrupts > self.seen:
-            self.seen = interrupts.user_interrupts
-            raise KeyboardInterrupt(f"interrupted (SIGINT) while {item.nodeid} ran")
-
-    def pytest_sessionfinish(self) -> None:
-        if self.previous is not None:
-            signal.signal(signal.SIGINT, self.previous)  # type: ignore[arg-type]  # a handler it had
-            self.previous = None
-
-
-def clause_ids(item: pytest.Item, marker: str = "clause") -> list[str]:
-    """The clause ids named by a test's ``clause`` (or other ``marker``) markers, in order."""
-    ids: list[str] = []
-    for mark in item.iter_markers(marker):
-        ids.extend(str(arg) for arg in mark.args)
-    return list(dict.fromkeys(ids))
-
-
-def _spec(config: pytest.Config) -> Spec:
-    if _SPEC_KEY not in config.stash:
-        config.stash[_SPEC_KEY] = load_spec()
-    return config.stash[_SPEC_KEY]
-
-
-def _deviations(config: pytest.Config) -> dict[str, Deviation]:
-    if _DEVIATIONS_KEY not in config.stash:
-        option = config.getoption("cordspec_deviations")
-        target = selected_target(config.getoption("cordspec_impl"))
-        path = Path(option) if option else builtin_deviations_path(target)
-        if option and not path.is_file():
-            raise pytest.UsageError(f"--cordspec-deviations {option}: no such file")
-        try:
-            config.stash[_DEVIATIONS_KEY] = read_deviations(path, _version(target))
-        except ValueError as exc:
-            raise pytest.UsageError(f"bad deviations file:\n{exc}") from None
-    return config.stash[_DEVIATIONS_KEY]
-
-
-def _check_targets(config: pytest.Config, names: list[tuple[str, str]]) -> None:
-    """Stop the run with a usage error when a deviation matches nothing: no clause, no test
-    function, or no case among the collected ones (``names``: each item's function and node
-    name)."""
-    deviations = _deviations(config)
-    if not deviations:  # nothing to match: the suite's source need not be parsed
-        return
-    tests = suite_test_names(_SUITE) | {function for function, _ in names}
-    problems = unmatched(deviations, _spec(config).clauses, tests, (n for _, n in names))
-    if problems:
-        raise pytest.UsageError("deviations that match nothing:\n" + "\n".join(problems))
-
-
-def _version(target: str) -> str | None:
-    """The version of the implementation under test, for release-tagged deviations."""
-    try:
-        return load_implementation(target).version
-    except Exception:  # the impl fixture reports a load failure; no tagged line applies then
-        return None
-
-
-@pytest.hookimpl(tryfirst=True)  # before -k or -m deselect: deviations are checked against all
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Check clause ids and deviations' targets, leave out tests outside the profile, mark known
-    deviations xfail."""
-    spec = _spec(config)
-    profile = config.getoption("cordspec_profile")
-    deviations = _deviations(config)
-    if not hasattr(config, "workerinput"):  # an xdist worker's controller checks them instead
-        names = [(getattr(i, "originalname", i.name), i.name) for i in items]
-        _check_targets(config, names)
-    keep: list[pytest.Item] = []
-    dropped: list[pytest.Item] = []
-    timeout = time_limit(
-        config.getoption("cordspec_timeout"), bool(config.getoption("cordspec_shrink", False))
-    )
-    limited = config.pluginmanager.hasplugin("timeout")  # pytest-timeout, a dependency
-    for item in items:
-        ids = clause_ids(item)
-        if not ids:
-            keep.append(item)
-            continue
-        relied = clause_ids(item, "relies_on")
-        unknown = [i for i in (*ids, *relied) if i not in spec.clauses]
-        if unknown:
-            raise pytest.UsageError(f"{item.nodeid} names unknown clause(s): {', '.join(unknown)}")
-        if profile == "core" and all(spec.clauses[i].profile == "strict" for i in ids):
-            dropped.append(item)
-            continue
-        item.user_properties.append((CLAUSES_PROPERTY, " ".join(ids)))
-        if timeout and limited:
-            item.add_marker(pytest.mark.timeout(timeout, method="signal"))
-        if relied:
-            item.user_properties.append((RELIES_ON_PROPERTY, " ".join(relied)))
-        function = getattr(item, "originalname", item.name)
-        owner = getattr(getattr(item, "cls", None), "__name__", None)  # Class::test, if any
-        scoped = (f"{owner}::{function}", f"{owner}::{item.name}") if owner else ()
-        # A clause's deviation is applied to each failure (pytest_runtest_makereport), so that its
-        # passing tests still pass; a test's is a strict xfail. item.name has the parameters.
-        targets = dict.fromkeys((function, item.name, *scoped))
-        known = [deviations[t] for t in targets if t in deviations]
-        if known:
-            reason = "; ".join(f"{d.target}: {d.reason}" for d in known)
-            item.add_marker(pytest.mark.xfail(strict=True, reason=f"{DEVIATION_PREFIX}{reason}"))
-        keep.append(item)
-    chosen = set(config.getoption("cordspec_clause") or ())
-    unknown = sorted(chosen - set(spec.clauses))
-    if unknown:
-        raise pytest.UsageError(f"--cordspec-clause {unknown[0]}: no such clause")
-    if chosen:  # --clause: only the tests naming one of those clauses
-        dropped += [i for i in keep if not chosen & set(clause_ids(i))]
-        keep = [i for i in keep if chosen & set(clause_ids(i))]
-    if dropped:
-        config.hook.pytest_deselected(items=dropped)
-        items[:] = keep
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(
-    item: pytest.Item, call: pytest.CallInfo[None]
-) -> Generator[None, pluggy.Result[pytest.TestReport], None]:
-    """Record with a failed (or xfailed) test's report the clauses its failing check named, if it
-    named any; turn a failure that counts only against declared clauses into an expected
-    deviation (:func:`_declared_failure`)."""
-    outcome = yield
-    report = outcome.get_result()
-    if call.excinfo is None or not (report.failed or hasattr(report, "wasxfail")):
-        return
-    named = failed_clauses(call.excinfo.value) or ()
-    properties = [(FAILED_CLAUSES_PROPERTY, " ".join(named))] if named else []
-    hung = _HUNG.search(str(call.excinfo.value))
-    if hung and isinstance(call.excinfo.value, pytest.fail.Exception):
-        properties.append((FAILURE_PROPERTY, f"hung after {float(hung[1]):g} s"))
-    if report.failed and report.when == "call":
-        declared = _declared_failure(item, named)
-        if declared is not None:
-            blamed, blocked, reason = declared
-            report.outcome = "skipped"
-            report.wasxfail = f"{DEVIATION_PREFIX}{reason}"  # as pytest's xfail sets it
-            properties = [(FAILED_CLAUSES_PROPERTY, " ".join(blamed))] if blamed else []
-            if blocked:
-                properties.append((BLOCKED_PROPERTY, " ".join(blamed)))
-    if properties:
-        report.user_properties = [*report.user_properties, *properties]
-
-
-def _declared_failure(
-    item: pytest.Item, named: tuple[str, ...]
-) -> tuple[tuple[str, ...], bool, str] | None:
-    """Whether a suite test's failure is one its declared clauses expect: (the clauses it counts
-    against, whether it is blocked by them, the reason), or None. A failure whose check named
-    clauses is expected when every one of them is declared; one that named none, when every
-    clause of the test is declared, or else when the test relies on declared clauses or names
-    some among its own (then it counts against those, and its undeclared clauses are masked, not
-    failed; the report checks that the declared ones failed in tests of their own)."""
-    ids = clause_ids(item)
-    if not ids:
-        return None
-    declared = declared_clauses(_deviations(item.config))
-    if named:
-        blamed, blocked = named, False
-    elif all(i in declared for i in ids):
-        blamed, blocked = (), False
-    else:
-        relied = dict.fromkeys((*clause_ids(item, "relies_on"), *ids))
-        blamed = tuple(c for c in relied if c in declared)
-        blocked = True
-    if not all(c in declared for c in blamed or ids) or (blocked and not blamed):
-        return None
-    reason = "; ".join(f"{c}: {declared[c].reason}" for c in (blamed or ids))
-    return blamed, blocked, reason
-
-
-def pytest_assertrepr_compare(op: str, left: object, right: object) -> list[str] | None:
-    """Explain unequal large byte strings by length, offset and digest."""
-    if op != "==" or not isinstance(left, bytes) or not isinstance(right, bytes):
-        return None
-    if max(len(left), len(right)) <= _SMALL_BYTES:
-        return None
-    first = next(
-        (i for i, (a, b) in enumerate(zip(left, right, strict=False)) if a != b),
-        min(len(left), len(right)),
-    )
-    return [
-        f"{len(left)} bytes == {len(right)} bytes",
-        f"first difference at offset {first}",
-        f"sha256 {hashlib.sha256(left).hexdigest()} vs {hashlib.sha256(right).hexdigest()}",
-    ]
-
-
-def _skip_pytests_diff_of_large_bytes() -> None:
-    """pytest diffs unequal bytes with difflib, in quadratic time: a broken implementation that
-    writes a few hundred KiB wrongly would spin for hours. Its explainer (private API, so guarded)
-    is wrapped to give the brief explanation above instead, for large bytes only."""
-    try:
-        from _pytest.assertion import util
-    except ImportError:  # pragma: no cover - pytest moved it; the diff is then only slow
-        return
-    original = getattr(util, "assertrepr_compare", None)
-    if original is None or getattr(original, "cordspec_guard", False):
-        return
-
-    def guarded(*args: object, **kwargs: object) -> object:
-        # pytest 9.2 passes op/left/right by keyword; earlier ones (config, op, left, right)
-        op, left, right = (kwargs[k] if k in kwargs else args[n] for n, k in _POSITIONS)
-        brief = pytest_assertrepr_compare(str(op), left, right)
-        return brief if brief is not None else original(*args, **kwargs)
-
-    guarded.cordspec_guard = True  # type: ignore[attr-defined]  # marks the wrapper as installed
-    util.assertrepr_compare = guarded  # type: ignore[assignment]  # its signature varies by version
-
-
-_POSITIONS = ((1, "op"), (2, "left"), (3, "right"))
-
-
-@pytest.fixture(scope="session")
-def impl(pytestconfig: pytest.Config) -> Implementation:
-    """The implementation under test (override this fixture to test your own)."""
-    try:
-        implementation = load_implementation(
-            selected_target(pytestconfig.getoption("cordspec_impl"))
-        )
-    except ImplementationError as exc:
-        pytest.exit(f"cordspec: {exc}", returncode=4)
-    pytestconfig.stash[_LOADED_KEY] = implementation
-    return implementation
-
-
-@pytest.fixture(autouse=True)
-def _cordspec_applicable(request: pytest.FixtureRequest) -> None:
-    """Skip, as "not applicable", a test needing a capability the implementation lacks; record
-    which implementation a suite test's ``impl`` gave (the plugin's, or an override's)."""
-    marks = list(request.node.iter_markers("requires"))
-    if not marks and "impl" not in request.fixturenames:
-        return
-    implementation: Implementation = request.getfixturevalue("impl")
-    if request.node.get_closest_marker("clause") is not None:
-        request.node.user_properties.append(
-            (_IMPLEMENTATION_PROPERTY, _describe(implementation, request))
-        )
-    for mark in marks:
-        for arg in mark.args:
-            capability = Capability(arg)
-            if capability not in implementation.capabilities:
-                pytest.skip(f"{NOT_APPLICABLE_PREFIX}{implementation.why_absent(capability)}")
-
-
-def _describe(implementation: Implementation, request: pytest.FixtureRequest) -> str:
-    """What the report says of the implementation a test ran: name, version, absent
-    capabilities, and how it was chosen (``--impl``, or the test file whose ``impl`` gave it)."""
-    config = request.config
-    if config.stash.get(_LOADED_KEY, None) is implementation:
-        chosen = selected_target(config.getoption("cordspec_impl"))
-    else:
-        chosen = f"{OVERRIDE_PREFIX}{request.node.nodeid.partition('::')[0]}"
-    present = implementation.capabilities
-    absent = [(c.value, implementation.why_absent(c)) for c in Capability if c not in present]
-    return json.dumps([implementation.name, implementation.version, chosen, absent])
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_teardown(item: pytest.Item) -> None:
-    """Before a pyfakefs test's fake filesystem goes: collect what the test dropped, so that an
-    object it left open (a broken ``close()``) is finalized on the fake filesystem, not later on
-    the real one, where its finalizer could delete a real file at the same path."""
-    if "fs" in getattr(item, "fixturenames", ()):
-        gc.collect()
-
-
-@pytest.fixture
-def blobs(impl: Implementation, tmp_path: Path) -> Iterator[Blobs]:
-    """Files and FileBackedData for one test; every object made is closed at teardown. Not
-    applicable to an implementation without file-backed data."""
-    if Capability.FILE_BACKED not in impl.capabilities:
-        pytest.skip(f"{NOT_APPLICABLE_PREFIX}{impl.why_absent(Capability.FILE_BACKED)}")
-    made = Blobs(impl, tmp_path)
-    try:
-        yield made
-    finally:
-        made.close_all()
-
-
-@pytest.fixture(autouse=True)
-def _cordspec_no_placeholder_left(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Fail a suite test that leaves a ``.executorch_*.data`` file in its directory."""
-    if request.node.get_closest_marker("clause") is None:
-        yield
-        return
-    directory: Path = request.getfixturevalue("tmp_path")
-    yield  # autouse, so set up first and torn down last: after ``blobs`` has closed its objects
-    left = placeholders(directory)
-    if left:
-        raise left_behind(left, clause_ids(request.node))
+        config = _configs[-1]
+    if not config.pluginmanager.has_plugin(SUITE_PLUGIN_NAME):
+        config.pluginmanager.register(suite_plugin, SUITE_PLUGIN_NAME)
 
 
 def _restriction(config: pytest.Config) -> str:
@@ -441,24 +117,24 @@ class _Reporter:
     def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
         """Under pytest-xdist, where the workers collect: check the deviations' targets against
         what a worker collected, here, where a usage error stops the run cleanly."""
-        if self.checked:
+        if self.checked or not is_cordspec_run(self.config):
             return
         self.checked = True
         names = [nodeid.rpartition("::")[2] for nodeid in ids]
         try:
-            _check_targets(self.config, [(n.partition("[")[0], n) for n in names])
+            check_targets(self.config, [(n.partition("[")[0], n) for n in names])
         except pytest.UsageError as exc:
             pytest.exit(f"cordspec: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.collector.add(report)
         for prop in report.user_properties:  # a list once it went through xdist
-            if isinstance(prop, (tuple, list)) and prop[0] == _IMPLEMENTATION_PROPERTY:
+            if isinstance(prop, (tuple, list)) and prop[0] == IMPLEMENTATION_PROPERTY:
                 self.ran.add(str(prop[1]))
 
     def _build(self) -> Report:
         config = self.config
-        spec = _spec(config)
+        spec = spec_of(config)
         profile = config.getoption("cordspec_profile")
         partial = _restriction(config)
         if self.ran:  # what the tests ran, which an override of ``impl`` may have changed
@@ -508,7 +184,7 @@ class _Reporter:
 
     def _declared(self) -> dict[str, str]:
         """The clauses the deviations file declares, with their reasons."""
-        return {c: d.reason for c, d in declared_clauses(_deviations(self.config)).items()}
+        return {c: d.reason for c, d in declared_clauses(deviations_of(self.config)).items()}
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if not self.collector.active:
@@ -529,7 +205,36 @@ class _Reporter:
         if session.exitstatus == pytest.ExitCode.OK and not report.exit_ok:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
+    @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        self._clause_summary(terminalreporter)
+        self._shrink_hint(terminalreporter)
+
+    def _shrink_hint(self, terminalreporter: pytest.TerminalReporter) -> None:
+        """After a run whose property-based suite tests failed without shrinking: the command
+        that gets their minimal examples."""
+        failed = [
+            r.nodeid
+            for r in terminalreporter.stats.get("failed", [])
+            if r.when == "call"
+            and any(p[0] == CLAUSES_PROPERTY for p in r.user_properties)
+            and any(m in str(r.longrepr) for m in hypothesis_profiles.FAILURE_MARKERS)
+        ]
+        if not failed or not hypothesis_profiles.shrink_hint_wanted():
+            return
+        config = self.config
+        command = hypothesis_profiles.shrink_command(
+            selected_target(config.getoption("cordspec_impl")),
+            config.getoption("cordspec_profile"),
+            config.getoption("cordspec_deviations"),
+            failed,
+        )
+        terminalreporter.write_line(
+            "cordspec: failing examples were not shrunk; for minimal ones, run: " + command,
+            yellow=True,
+        )
+
+    def _clause_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         tr = terminalreporter
         report = self.report
         if report is None:

@@ -15,12 +15,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Literal, cast
+from typing import cast
 
-Profile = Literal["core", "strict"]
+from ..profiles import PROFILES as PROFILES  # the spec names them; kept importable here
+from ..profiles import Profile as Profile
 
 KEYWORDS: tuple[str, ...] = ("MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY")
-PROFILES: tuple[Profile, ...] = ("core", "strict")
 SEPARATOR = " · "
 ID_RE = re.compile(r"[A-Z][A-Z0-9]*(?:-[A-Z][A-Z0-9]*)*-[1-9][0-9]*")
 RATIONALE = "*Rationale:*"

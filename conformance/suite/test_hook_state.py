@@ -1,4 +1,4 @@
-"""No state outlives a hook's operation (issue 25, HOOK-LOW-4): after a low-memory materialize
+"""No state outlives a hook's operation (HOOK-LOW-4): after a low-memory materialize
 whose load never comes, a load that spells the path another way, or materialize and load repeated,
 nothing the implementation holds still names the blob. A process-wide map that checks each entry
 against the file never hands on a wrong digest, so it shows only as containers that still name the

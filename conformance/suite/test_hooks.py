@@ -105,6 +105,7 @@ class _Copied:
 
 
 @requires("copy-hook")
+@pytest.mark.hooks
 class TestProgramCopy:
     @clause("HOOK-COPY-1")
     def test_default_is_a_deep_copy(self, impl: Implementation) -> None:
@@ -144,6 +145,7 @@ class TestProgramCopy:
         assert {m: [s.program for s in ss] for m, ss in subs.items()} == pristine
 
     @clause("HOOK-COPY-2")
+    @pytest.mark.lowering
     def test_called_once_per_submodule_with_its_own_specs(self, impl: Implementation) -> None:
         lowering = _hook(impl.lowering)
         subs = _submodules(lowering)
@@ -162,6 +164,7 @@ class TestProgramCopy:
             assert mine[0] == sub.specs
 
     @clause("HOOK-COPY-3")
+    @pytest.mark.lowering
     def test_preprocess_receives_exactly_the_copies(self, impl: Implementation) -> None:
         lowering = _hook(impl.lowering)
         subs = _submodules(lowering)
@@ -186,6 +189,7 @@ class TestProgramCopy:
             assert specs == every[id(copied.program)]
 
     @clause("HOOK-COPY-4")
+    @pytest.mark.lowering
     def test_an_override_replaces_the_default(self, impl: Implementation) -> None:
         lowering = _hook(impl.lowering)
         compile_spec = lowering.compile_spec("k", b"v")
@@ -229,6 +233,7 @@ class _Exported:
 
 
 @requires("copy-hook")
+@pytest.mark.hooks
 class TestCopyKeepsTheProgram:
     @clause("HOOK-COPY-5")
     @pytest.mark.parametrize("low_memory", [False, True], ids=["default-mode", "low-memory"])
@@ -258,6 +263,7 @@ class TestCopyKeepsTheProgram:
 
 
 @requires("weights-hooks")
+@pytest.mark.hooks
 class TestDefaultWeightsHooks:
     @clause("HOOK-MAT-1")
     @pytest.mark.parametrize("with_specs", [False, True], ids=["no-specs", "specs"])
@@ -291,6 +297,7 @@ class TestDefaultWeightsHooks:
 
 
 @requires("weights-key")
+@pytest.mark.hooks
 class TestWeightsKey:
     @clause("HOOK-LOAD-2")
     def test_stored_under_hex_digest_key(self, impl: Implementation, tmp_path: Path) -> None:
@@ -408,6 +415,7 @@ def _peak_during(action: Any) -> tuple[Any, int]:
 
 
 @requires("low-memory-weights")
+@pytest.mark.hooks
 class TestLowMemory:
     @clause("HOOK-MAT-2")
     @pytest.mark.relies_on("HOOK-BLOB-1")  # compared with the weights modulo its padding
@@ -604,6 +612,7 @@ def _names(container: object, marker: str) -> bool:
 
 
 @requires("low-memory-weights")
+@pytest.mark.hooks
 class TestLowMemoryFlag:
     @clause("HOOK-LOW-3")
     @pytest.mark.parametrize(

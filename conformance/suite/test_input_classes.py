@@ -1,4 +1,4 @@
-"""The input-class matrix of the core read, write, hash, prefix and dedup paths (issue 25): every
+"""The input-class matrix of the core read, write, hash, prefix and dedup paths: every
 blob class of :mod:`conformance.harness.input_classes` (sizes on each boundary, sparse files with
 a hole at either end or in the middle) through each path, as a blob, as a Cord piece and as a
 store's blob, with digests supplied and computed, into every sink. All of it is core: a path that

@@ -4,7 +4,7 @@ inside move_from (FBD-INTR-1, FBD-FORK-2).
 
 Steps are injected deterministically (conformance.harness.interrupts): before and after every OS
 call, or at every line the call runs, once or twice. The campaigns repeat that at random steps;
-``CORDSPEC_LONG_CAMPAIGN=1`` gives the issue's counts (10,000 moves, 3,000 constructions and
+``CORDSPEC_LONG_CAMPAIGN=1`` gives the long counts (10,000 moves, 3,000 constructions and
 closes, 400 forks).
 """
 

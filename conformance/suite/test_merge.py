@@ -46,6 +46,22 @@ the entry (external ones too): the tests of the other merge clauses rely on it."
 Blob = bytes | FileBackedData
 
 
+def check_merge_refused(
+    impl: Implementation,
+    other: object,
+    raised: type[Exception] | tuple[type[Exception], ...],
+    match: str | None = None,
+) -> None:
+    """Merging ``other`` into a store holding one entry raises ``raised`` (its message matching
+    ``match``) and leaves the store as it was."""
+    target = impl.NamedDataStore()
+    target.add_named_data("mine", b"mine")
+    before = state(target)
+    with pytest.raises(raised, match=match):
+        target.merge_named_data_store(other)
+    assert state(target) == before
+
+
 @dataclass(frozen=True)
 class Deep:
     """``other`` before and after a merge: containers, entries, buffers, and files on disk."""
@@ -448,12 +464,7 @@ class TestMerge:
         if case == "key-in-two-tags":
             external["other"] = {"bad_key": bad}
         other = impl.NamedDataStoreOutput(buffers, pte, external)
-        target = impl.NamedDataStore()
-        target.add_named_data("mine", b"mine")
-        before = state(target)
-        with pytest.raises(ValueError, match="bad_key"):
-            target.merge_named_data_store(other)
-        assert state(target) == before
+        check_merge_refused(impl, other, ValueError, "bad_key")
 
     @clause("NDS-MERGE-7")
     @pytest.mark.parametrize(
@@ -479,12 +490,7 @@ class TestMerge:
         elif case == "tag-map-None":
             external = {"model": None}
         other = impl.NamedDataStoreOutput(buffers, pte, external)
-        target = impl.NamedDataStore()
-        target.add_named_data("mine", b"mine")
-        before = state(target)
-        with pytest.raises(TypeError, match=named):
-            target.merge_named_data_store(other)
-        assert state(target) == before
+        check_merge_refused(impl, other, TypeError, named)
 
     @clause("NDS-MERGE-1")
     @pytest.mark.parametrize(
@@ -493,12 +499,7 @@ class TestMerge:
         ids=["None", "dict", "object"],
     )
     def test_other_that_is_not_an_output(self, impl: Implementation, other: object) -> None:
-        target = impl.NamedDataStore()
-        target.add_named_data("mine", b"mine")
-        before = state(target)
-        with pytest.raises((AttributeError, TypeError)):
-            target.merge_named_data_store(other)
-        assert state(target) == before
+        check_merge_refused(impl, other, (AttributeError, TypeError))
 
     @clause("NDS-MERGE-7")
     @relies_on(REPLAY)
@@ -516,12 +517,7 @@ class TestMerge:
             lazy if where == "pte_data" else {"w": impl.DataEntry(1, 1, None)},
             {} if where == "pte_data" else {"model": lazy},
         )
-        target = impl.NamedDataStore()
-        target.add_named_data("mine", b"mine")
-        before = state(target)
-        with pytest.raises(ValueError, match="buffers"):
-            target.merge_named_data_store(other)
-        assert state(target) == before
+        check_merge_refused(impl, other, ValueError, "buffers")
 
     @clause("NDS-MERGE-8")
     @relies_on(REPLAY)

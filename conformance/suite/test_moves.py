@@ -103,6 +103,31 @@ def check_placed_beside(moved: str, source: str, dev: int) -> None:
     assert os.stat(moved).st_dev == dev
 
 
+def _check_moved_on_a_mount(
+    impl: Implementation, fs: FakeFilesystem, directory: str, *, other: str, bare: bool
+) -> None:
+    """``move_from`` of a file in ``directory`` of a fake mount (by its bare name from there, or
+    by its whole path) leaves the placeholder beside it, on its device, not on the ``other``
+    mount's or the system temporary directory's."""
+    fake_mounts(fs)
+    os.makedirs(directory)
+    source = f"{directory}/x.bin"
+    contents = f"on {directory}".encode()
+    fs.create_file(source, contents=contents)
+    check_control(source)
+    dev = os.stat(source).st_dev
+    assert dev not in (os.stat(other).st_dev, os.stat(tempfile.gettempdir()).st_dev)
+    if bare:
+        os.chdir(directory)
+    blob = impl.FileBackedData.move_from("x.bin" if bare else source)
+    try:
+        check_placed_beside(impl.path_of(blob), source, dev)
+        assert blob.to_bytes() == contents
+        assert placeholder_names(tempfile.gettempdir()) == []
+    finally:
+        blob.close()
+
+
 def check_control(source: str) -> None:
     """The negative control: a placeholder in the system temporary directory is caught twice.
 
@@ -196,35 +221,11 @@ class TestTakeOver:
 
     @clause("FBD-MOVE-2", "FBD-MOVE-3")
     def test_fake_mounts_nested_path(self, impl: Implementation, fs: FakeFilesystem) -> None:
-        fake_mounts(fs)
-        os.makedirs("/mnt/b/dir")
-        fs.create_file("/mnt/b/dir/x.bin", contents=b"on mount b")
-        check_control("/mnt/b/dir/x.bin")
-        dev = os.stat("/mnt/b/dir/x.bin").st_dev
-        assert dev not in (os.stat("/mnt/a").st_dev, os.stat(tempfile.gettempdir()).st_dev)
-        blob = impl.FileBackedData.move_from("/mnt/b/dir/x.bin")
-        try:
-            check_placed_beside(impl.path_of(blob), "/mnt/b/dir/x.bin", dev)
-            assert blob.to_bytes() == b"on mount b"
-            assert placeholder_names(tempfile.gettempdir()) == []
-        finally:
-            blob.close()
+        _check_moved_on_a_mount(impl, fs, "/mnt/b/dir", other="/mnt/a", bare=False)
 
     @clause("FBD-MOVE-2", "FBD-MOVE-3")
     def test_fake_mounts_bare_name(self, impl: Implementation, fs: FakeFilesystem) -> None:
-        fake_mounts(fs)
-        os.makedirs("/mnt/a/dir")
-        fs.create_file("/mnt/a/dir/x.bin", contents=b"on mount a")
-        check_control("/mnt/a/dir/x.bin")
-        os.chdir("/mnt/a/dir")
-        dev = os.stat("x.bin").st_dev
-        blob = impl.FileBackedData.move_from("x.bin")
-        try:
-            check_placed_beside(impl.path_of(blob), "/mnt/a/dir/x.bin", dev)
-            assert blob.to_bytes() == b"on mount a"
-            assert placeholder_names(tempfile.gettempdir()) == []
-        finally:
-            blob.close()
+        _check_moved_on_a_mount(impl, fs, "/mnt/a/dir", other="/mnt/b", bare=True)
 
     @clause("FBD-MOVE-6")
     def test_same_inode_and_mode(self, impl: Implementation, blobs: Blobs) -> None:

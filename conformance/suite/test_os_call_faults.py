@@ -1,4 +1,4 @@
-"""Faults on both sides of every OS call the spec's operations make (issue 25): each call of an
+"""Faults on both sides of every OS call the spec's operations make: each call of an
 operation, in turn, raises ``OSError(EIO)`` before it ran, and again after it took effect (a rename
 that happened, a write that landed, an unlink that removed, each then reporting an error). Whatever
 the timing, the caller sees the error, the user's data survives (a moved source is back at its

@@ -32,7 +32,7 @@ relies_on = pytest.mark.relies_on
 
 HUGE = 4 * MEMORY_BOUND
 """A blob far larger than MEMORY_BOUND: an implementation that holds a quarter of it, or reads it in
-chunks of MEMORY_BOUND or more, is over the bound. (256 MiB until issue 27: hashing two of them
+chunks of MEMORY_BOUND or more, is over the bound. (Not larger: hashing two blobs of 256 MiB
 was a tenth of the reference's verdict, most of it the kernel filling page cache with zeros.)"""
 COPY_BOUND = 4 * MiB
 """Peak traced memory allowed while deduplicating ``bytes`` blobs of HUGE bytes: no copy of them."""

@@ -14,6 +14,11 @@ from reference import NamedDataStore as _Store
 __all__ = ["Cord", "DataEntry", "NamedDataStore", "NamedDataStoreOutput"]
 
 
+def _read_through(name: str) -> property:
+    """A read-only attribute of the wrapped reference store, under the same name."""
+    return property(lambda self: getattr(self._store, name), doc=f"The store's ``{name}``.")
+
+
 class NamedDataStore:
     """The reference's store, without ``externalize_pte_data``."""
 
@@ -31,18 +36,7 @@ class NamedDataStore:
 
     # The store's de-facto public surface (SPEC.md section 4.8, core): what ExecuTorch's own code
     # reads from a store, passed through from the reference's.
-    @property
-    def key_to_buffer_idx(self) -> object:
-        return self._store.key_to_buffer_idx
-
-    @property
-    def buffers(self) -> object:
-        return self._store.buffers
-
-    @property
-    def pte_data(self) -> object:
-        return self._store.pte_data
-
-    @property
-    def external_data(self) -> object:
-        return self._store.external_data
+    key_to_buffer_idx = _read_through("key_to_buffer_idx")
+    buffers = _read_through("buffers")
+    pte_data = _read_through("pte_data")
+    external_data = _read_through("external_data")

@@ -1,7 +1,7 @@
 """The reference with a low-memory backend that writes AOTInductor's host layout: the weights
 padded with zeros to a multiple of 64 bytes, streamed and hashed with the padding. HOOK-BLOB-1
-allows exactly this: the suite must not accuse it (issue 24: false accusations on a padded
-blob)."""
+allows exactly this: the suite must not accuse it (a padded blob must not be taken for a
+wrong one)."""
 
 from __future__ import annotations
 

@@ -8,6 +8,7 @@ put together, unchanged) and requires it to pass, so that a mutant's failure is 
 from __future__ import annotations
 
 import dataclasses
+import io
 import math
 import os
 from collections.abc import Callable, Iterable, Sequence
@@ -19,15 +20,28 @@ from conformance.api import Lowering
 from reference import hooks
 from reference.location import Location
 
-__all__ = ["LowMemory", "LowMemoryBackend", "Owners", "ProbeLowering", "Store", "Weights"]
+__all__ = [
+    "LowMemory",
+    "LowMemoryBackend",
+    "Owners",
+    "ProbeLowering",
+    "Store",
+    "Weights",
+    "written_at_the_end",
+]
 
 T = TypeVar("T")
 CopyHook = Callable[[object, Sequence[object]], object]
 
 
+InitArguments = tuple[str, os.stat_result, bytes | None, bool, Location]
+"""What the reference's ``FileBackedData._init`` is given: path, stat, digest, owner, location."""
+
+
 class Owners(reference.FileBackedData):
-    """The reference's ``FileBackedData``, with a step run on each owner once ``_init`` has made
-    it one: where a mutant changes how owners are released."""
+    """The reference's ``FileBackedData`` with ``_init`` cut into steps: the arguments the
+    reference is given (where a mutant drops a digest or ownership), and a step run on each object
+    asked to own its file (where a mutant changes how owners are registered or released)."""
 
     def _init(
         self,
@@ -37,9 +51,13 @@ class Owners(reference.FileBackedData):
         owner: bool,
         location: Location,
     ) -> None:
-        super()._init(path, st, digest, owner, location)
+        super()._init(*self._arguments((path, st, digest, owner, location)))
         if owner:
             self._made_owner()
+
+    def _arguments(self, given: InitArguments) -> InitArguments:
+        """The arguments of the reference's ``_init``: those given."""
+        return given
 
     def _made_owner(self) -> None:
         """Run on an object just made the owner of its file (by ``move_from`` or ``__init__``)."""
@@ -163,3 +181,17 @@ class LowMemory:
 
     def mode(self, values: Sequence[bytes]) -> bool:
         return hooks.is_low_memory_mode(hooks.CompileSpec(hooks.LOW_MEMORY_MODE, v) for v in values)
+
+
+def written_at_the_end(base: type[T]) -> type[T]:
+    """``base`` (a class with ``write_to_file``) whose write into an ``io.BytesIO`` starts at its
+    end, not at its position: a fast path that builds on what the buffer holds."""
+
+    class AtTheEnd(base):
+        def write_to_file(self, outfile: Any) -> None:
+            if type(outfile) is io.BytesIO:
+                outfile.seek(0, io.SEEK_END)
+            super().write_to_file(outfile)
+
+    AtTheEnd.__name__ = AtTheEnd.__qualname__ = base.__name__
+    return AtTheEnd

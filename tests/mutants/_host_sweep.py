@@ -2,8 +2,8 @@
 exports are made once and reused): which mutants it catches, and by what.
 
 Run it once, niced, where torch, executorch and torchao are installed (tox -e host, or
-/work/venvs/et151): ``nice python -m tests.mutants._host_sweep [--json OUT]``. docs/host.md
-records its result.
+any environment with ExecuTorch 1.5.1):
+``nice python -m tests.mutants._host_sweep [--json OUT]``. docs/host.md records its result.
 """
 
 from __future__ import annotations

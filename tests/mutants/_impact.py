@@ -1,6 +1,6 @@
 """Which suite tests can see a mutant: a map, recorded once per meta run against the reference,
 of the reference functions and the ``Implementation`` fields each suite test reaches, and the
-selection it gives each mutant (issue 27: meta ran every mutant over the whole suite).
+selection it gives each mutant (so that meta need not run every mutant over the whole suite).
 
 A mutant differs from the reference only in what it replaces: methods of a reference class (the
 code of the reference's method is not run), or a whole field of the ``Implementation`` (a hook
@@ -39,12 +39,12 @@ from typing import Any
 import pytest
 
 import reference
-from conformance import api
+from conformance import api, environment
 from conformance.adapters import reference as reference_adapter
 from conformance.api import Implementation
 
-RECORD_VARIABLE = "CORDSPEC_IMPACT_RECORD"
-SELECT_VARIABLE = "CORDSPEC_IMPACT_SELECT"
+RECORD_VARIABLE = environment.IMPACT_RECORD.name
+SELECT_VARIABLE = environment.IMPACT_SELECT.name
 SESSION = ""
 """The map's name for what runs outside any test (collection, the session's start and end)."""
 _REFERENCE_DIR = os.path.dirname(os.path.abspath(reference.__file__)) + os.sep
@@ -327,7 +327,7 @@ WATCHED = _Watched(
     target=f"{__name__}:WATCHED",
 )
 
-_CHILDREN_VARIABLE = "CORDSPEC_IMPACT_CHILDREN"
+_CHILDREN_VARIABLE = environment.IMPACT_CHILDREN.name
 """Set by the recording test process for its children: ``<pid> <file>``, the file they append to."""
 if _RECORDER is None and os.environ.get(_CHILDREN_VARIABLE):  # a child interpreter loading WATCHED
     _pid, _, _file = os.environ[_CHILDREN_VARIABLE].partition(" ")

@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 TARGET = 0.98
-"""Issue 15: the score of reference/ is kept at 98% or more."""
+"""The score of reference/ is kept at 98% or more."""
 DOC = Path("docs/mutation.md")
 _LINE = re.compile(r"^\s+(\S+): (.+)$")
 _KILLED = ("killed", "timeout")

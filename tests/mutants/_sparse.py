@@ -12,7 +12,9 @@ import os
 import stat
 from typing import Any
 
-__all__ = ["sparse_copy"]
+import reference
+
+__all__ = ["sparse_copy", "sparse_writer"]
 
 _CHUNK = 1 << 20
 _SMALL = 16 << 20
@@ -101,3 +103,15 @@ def sparse_copy(
                 out.truncate(at)
         out.seek(at)
     return True
+
+
+def sparse_writer(**bug: bool) -> type[reference.FileBackedData]:
+    """The reference's ``FileBackedData`` whose ``write_to_file`` takes a small sparse blob with
+    :func:`sparse_copy` and its switches ``bug``, and any other blob as the reference does."""
+
+    class FileBackedData(reference.FileBackedData):
+        def write_to_file(self, outfile: Any) -> None:
+            if not sparse_copy(self, outfile, **bug):
+                super().write_to_file(outfile)
+
+    return FileBackedData

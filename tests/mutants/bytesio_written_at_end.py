@@ -7,19 +7,11 @@ writes), wrong when the caller seeked back to fill in a segment.
 
 from __future__ import annotations
 
-import io
-from typing import Any
-
 import reference
 
 from . import implementation
+from ._base import written_at_the_end
 
-
-class FileBackedData(reference.FileBackedData):
-    def write_to_file(self, outfile: Any) -> None:
-        if type(outfile) is io.BytesIO:
-            outfile.seek(0, io.SEEK_END)
-        super().write_to_file(outfile)
-
-
-IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+IMPLEMENTATION = implementation(
+    __name__, FileBackedData=written_at_the_end(reference.FileBackedData)
+)

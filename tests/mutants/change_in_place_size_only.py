@@ -1,7 +1,7 @@
 """Breaks: FBD-CHANGE-1
 
 The reader checks at the end of a read only that the file still has its recorded size (as the
-reference did before issue 22): a file truncated and regrown to its size while it is read is
+reference once did): a file truncated and regrown to its size while it is read is
 written, hashed or returned with the zeros it holds from there on, and no error.
 """
 

@@ -7,19 +7,9 @@ seeked back to fill in a segment. ``FileBackedData.write_to_file`` itself is rig
 
 from __future__ import annotations
 
-import io
-from typing import Any
-
 import reference
 
 from . import implementation
+from ._base import written_at_the_end
 
-
-class Cord(reference.Cord):
-    def write_to_file(self, outfile: Any) -> None:
-        if type(outfile) is io.BytesIO:
-            outfile.seek(0, io.SEEK_END)
-        super().write_to_file(outfile)
-
-
-IMPLEMENTATION = implementation(__name__, Cord=Cord)
+IMPLEMENTATION = implementation(__name__, Cord=written_at_the_end(reference.Cord))

@@ -16,6 +16,7 @@ from reference import file_backed, ownership
 from reference.location import Identity, Location
 
 from . import implementation
+from ._base import InitArguments, Owners
 
 _BY_PATH: dict[str, weakref.ref[reference.FileBackedData]] = {}
 
@@ -42,29 +43,24 @@ def _release(
             del _BY_PATH[real]
 
 
-class FileBackedData(reference.FileBackedData):
-    def _init(
-        self,
-        path: str,
-        st: os.stat_result,
-        digest: bytes | None,
-        owner: bool,
-        location: Location,
-    ) -> None:
-        super()._init(path, st, digest, False, location)
-        if owner:
-            real = os.path.realpath(path)
-            if _owned(real):
-                raise ValueError(f"{path!r} is already owned")
-            # kept in the reference's registry under a key no inode has, so that its release at
-            # exit (FBD-CLOSE-5) finds this owner, while its check by inode never does
-            self._key = (-1, id(self), 0)
-            _BY_PATH[real] = ownership._owners[self._key] = weakref.ref(self)
-            self._owner = True
-            self._finalizer = weakref.finalize(
-                self, _release, real, self._key, self._location, self._identity, self._pid
-            )
-            self._finalizer.atexit = False
+class FileBackedData(Owners):
+    def _arguments(self, given: InitArguments) -> InitArguments:
+        path, st, digest, _, location = given
+        return path, st, digest, False, location  # made an owner below, by its path
+
+    def _made_owner(self) -> None:
+        real = os.path.realpath(self.path)
+        if _owned(real):
+            raise ValueError(f"{self.path!r} is already owned")
+        # kept in the reference's registry under a key no inode has, so that its release at
+        # exit (FBD-CLOSE-5) finds this owner, while its check by inode never does
+        self._key = (-1, id(self), 0)
+        _BY_PATH[real] = ownership._owners[self._key] = weakref.ref(self)
+        self._owner = True
+        self._finalizer = weakref.finalize(
+            self, _release, real, self._key, self._location, self._identity, self._pid
+        )
+        self._finalizer.atexit = False
 
     def _close(self) -> None:
         super()._close()

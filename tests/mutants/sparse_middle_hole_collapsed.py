@@ -6,18 +6,7 @@ forgetting to skip the hole between them: a blob with a hole in its middle comes
 
 from __future__ import annotations
 
-from typing import Any
-
-import reference
-
 from . import implementation
-from ._sparse import sparse_copy
+from ._sparse import sparse_writer
 
-
-class FileBackedData(reference.FileBackedData):
-    def write_to_file(self, outfile: Any) -> None:
-        if not sparse_copy(self, outfile, collapse_middle=True):
-            super().write_to_file(outfile)
-
-
-IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+IMPLEMENTATION = implementation(__name__, FileBackedData=sparse_writer(collapse_middle=True))

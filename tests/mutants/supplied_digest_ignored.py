@@ -6,24 +6,14 @@ file to compute it again, and dedup uses the computed digest instead of the supp
 
 from __future__ import annotations
 
-import os
-
-import reference
-from reference.location import Location
-
 from . import implementation
+from ._base import InitArguments, Owners
 
 
-class FileBackedData(reference.FileBackedData):
-    def _init(
-        self,
-        path: str,
-        st: os.stat_result,
-        digest: bytes | None,
-        owner: bool,
-        location: Location,
-    ) -> None:
-        super()._init(path, st, None, owner, location)
+class FileBackedData(Owners):
+    def _arguments(self, given: InitArguments) -> InitArguments:
+        path, st, _, owner, location = given
+        return path, st, None, owner, location
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

@@ -24,6 +24,8 @@ from reference import Cord, DataEntry, FileBackedData, NamedDataStore, NamedData
 from reference.file_backed import CHUNK_SIZE, FileChangedError
 from reference.verified_reader import SMALL_PIECE
 
+pytestmark = pytest.mark.mutation  # the mutation run includes every test here
+
 LARGE = 4 * CHUNK_SIZE
 MiB = 1 << 20
 

@@ -1043,6 +1043,7 @@ def test_module_constants() -> None:
 # back (kill mutmut mutants: docs/mutation.md)
 
 
+@pytest.mark.mutation
 def test_repr_tells_borrowed_owned_and_closed(make_file) -> None:
     path = str(make_file("blob.bin", b"0123456789"))
     borrowed = FileBackedData(path)
@@ -1055,6 +1056,7 @@ def test_repr_tells_borrowed_owned_and_closed(make_file) -> None:
     assert repr(owned) == f"FileBackedData({owned.path!r}, size=10, closed)"
 
 
+@pytest.mark.mutation
 def test_release_at_collection_forgets_the_owner(make_file) -> None:
     blob = FileBackedData.move_from(str(make_file("blob.bin", b"data")))
     identity = blob._identity
@@ -1064,6 +1066,7 @@ def test_release_at_collection_forgets_the_owner(make_file) -> None:
     assert identity not in ownership._owners
 
 
+@pytest.mark.mutation
 def test_a_failed_release_warns_from_the_reference(
     make_file, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1092,6 +1095,7 @@ def test_a_failed_release_warns_from_the_reference(
         os.unlink(path)
 
 
+@pytest.mark.mutation
 def test_a_placeholder_gone_after_a_failed_rename_is_no_error(
     make_file, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1110,6 +1114,7 @@ def test_a_placeholder_gone_after_a_failed_rename_is_no_error(
     assert sorted(os.listdir(tmp_path)) == ["blob.bin"]
 
 
+@pytest.mark.mutation
 def test_close_after_someone_else_removed_the_file_is_no_error(
     make_file, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1146,6 +1151,7 @@ def _replace_then(
     return calls
 
 
+@pytest.mark.mutation
 def test_an_interruption_after_the_rename_puts_the_source_back(
     make_file, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -1166,6 +1172,7 @@ def test_an_interruption_after_the_rename_puts_the_source_back(
     assert [p.name for p in source.parent.iterdir()] == ["blob.bin"]
 
 
+@pytest.mark.mutation
 def test_a_source_replaced_while_moved_is_refused_and_put_back(
     make_file, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -425,6 +425,7 @@ def test_public_constants() -> None:
 # mutmut mutants: docs/mutation.md)
 
 
+@pytest.mark.mutation
 def test_default_store_keeps_the_blob_inline_with_alignment_one(make_file) -> None:
     store = NamedDataStore()
     key = AotiBackend.store_weights_blob(str(make_file("w.blob", b"weights")), OFF, store)
@@ -443,6 +444,7 @@ class _Cuda(_ExternalCuda):
         return super().load_weights_blob(blob_path, compile_specs)
 
 
+@pytest.mark.mutation
 def test_a_backend_saving_externally_uses_its_device_tag(make_file) -> None:
     store = NamedDataStore()
     key = _Cuda.store_weights_blob(str(make_file("w.blob", b"weights")), OFF, store)
@@ -451,6 +453,7 @@ def test_a_backend_saving_externally_uses_its_device_tag(make_file) -> None:
     assert _Cuda.seen == [OFF]
 
 
+@pytest.mark.mutation
 def test_low_memory_backend_off_keeps_the_default(make_file) -> None:
     path = make_file("w.blob", b"weights")
     data, digest = FileBackedAotiBackend.load_weights_blob(str(path), OFF)
@@ -462,6 +465,7 @@ def test_low_memory_backend_off_keeps_the_default(make_file) -> None:
     )
 
 
+@pytest.mark.mutation
 def test_materialize_replaces_the_weights_by_the_blob_beside_the_so(tmp_path: Path) -> None:
     so_path = str(tmp_path / "model.wrapper.so")
     Path(so_path).write_bytes(b"\x7fELF")
@@ -485,6 +489,7 @@ class _Probe(BackendDetails):
         return PreprocessResult(repr(edge_program).encode())
 
 
+@pytest.mark.mutation
 def test_preprocess_multimethod_refuses_unpaired_specs() -> None:
     with pytest.raises(ValueError) as raised:
         _Probe.preprocess_multimethod({"forward": [1, 2]}, {"forward": [()]})

@@ -11,6 +11,9 @@ from typing import Any
 import pytest
 
 from reference import DataEntry, NamedDataStore, NamedDataStoreOutput, named_data
+from tests.reference.stores import store_with
+
+pytestmark = pytest.mark.mutation  # the mutation run includes every test here
 
 
 def entries(store: NamedDataStore) -> tuple[object, ...]:
@@ -26,10 +29,7 @@ def entries(store: NamedDataStore) -> tuple[object, ...]:
 
 
 def source() -> NamedDataStore:
-    store = NamedDataStore()
-    store.add_named_data("inline", b"one")
-    store.add_named_data("ext", b"two", 4, "model")
-    return store
+    return store_with(("inline", b"one"), ("ext", b"two", 4, "model"))
 
 
 def test_an_unread_snapshot_is_merged_without_being_copied() -> None:

@@ -26,6 +26,8 @@ from reference.hooks import (
 from reference.location import identity_of, locate
 from reference.named_data import DataEntry
 
+pytestmark = pytest.mark.mutation  # the mutation run includes every test here
+
 MakeFile = Callable[..., Path]
 E = TypeVar("E", bound=BaseException)
 ON = (CompileSpec(LOW_MEMORY_MODE, b"ON"),)

@@ -14,6 +14,7 @@ import pytest
 import reference.named_data as named_data
 from conformance.harness.helpers import PREFIX
 from reference import DataEntry, FileBackedData, NamedDataStore, NamedDataStoreOutput
+from tests.reference.stores import store_with
 
 TAIL_X = PREFIX + b"X" * 100
 TAIL_Y = PREFIX + b"Y" * 100
@@ -312,11 +313,7 @@ def test_fingerprint_collision_between_file_and_bytes(make_file) -> None:
         FileBackedData(make_file("x.bin", TAIL_X)) as x_file,
         FileBackedData(make_file("y.bin", TAIL_Y)) as y_file,
     ):
-        store = NamedDataStore()
-        store.add_named_data("x", x_file)
-        store.add_named_data("y", TAIL_Y)
-        store.add_named_data("y_file", y_file)
-        store.add_named_data("x_bytes", TAIL_X)
+        store = store_with(("x", x_file), ("y", TAIL_Y), ("y_file", y_file), ("x_bytes", TAIL_X))
         assert store.buffers == [x_file, TAIL_Y]
         assert [e.buffer_index for e in store.pte_data.values()] == [0, 1, 1, 0]
 
@@ -364,12 +361,8 @@ def test_file_backed_blob_is_hashed_once_by_the_store(make_file, read_spy) -> No
         FileBackedData(make_file("x.bin", TAIL_X)) as x_file,
         FileBackedData(make_file("y.bin", TAIL_Y)) as y_file,
     ):
-        store = NamedDataStore()
-        store.add_named_data("x", x_file)
-        store.add_named_data("y", y_file)
-        store.add_named_data("z", TAIL_Z)
-        store.add_named_data("x_bytes", TAIL_X)
-        store.add_named_data("x", x_file)
+        adds = [("x", x_file), ("y", y_file), ("z", TAIL_Z), ("x_bytes", TAIL_X), ("x", x_file)]
+        store = store_with(*adds)
         # each file was opened once for its prefix and once to hash it, never more
         assert sorted(read_spy.opened) == sorted([x_file.path, y_file.path] * 2)
         assert [e.buffer_index for e in store.pte_data.values()] == [0, 1, 2, 0]
@@ -419,13 +412,13 @@ def test_output_holds_the_store_buffers_by_identity(make_file) -> None:
 
 
 def _source_store() -> NamedDataStore:
-    store = NamedDataStore()
-    store.add_named_data("p1", b"first inline", 4, None, "layout")
-    store.add_named_data("p2", b"second inline", 8)
-    store.add_named_data("t1", b"tagged", 16, "file1")
-    store.add_named_data("t2", b"first inline", 2, "file2")
-    store.add_named_data("t3", b"more", 1, "file2")
-    return store
+    return store_with(
+        ("p1", b"first inline", 4, None, "layout"),
+        ("p2", b"second inline", 8),
+        ("t1", b"tagged", 16, "file1"),
+        ("t2", b"first inline", 2, "file2"),
+        ("t3", b"more", 1, "file2"),
+    )
 
 
 def test_merge_into_empty_store_reproduces_the_output() -> None:

@@ -28,6 +28,8 @@ from conformance.harness.interrupts import (
 from reference import Cord, FileBackedData, FileChangedError
 from reference.sweep import sweep
 
+pytestmark = pytest.mark.mutation  # the mutation run includes every test here
+
 
 def _source(tmp_path: Path, data: bytes = b"data" * 100) -> Path:
     path = tmp_path / "source.bin"

@@ -1,9 +1,8 @@
-"""NamedDataStore: a merge's and an output's work does not grow with the store (issue 14), and
+"""NamedDataStore: a merge's and an output's work does not grow with the store, and
 interrupted commits are undone; work is counted by containers that count what is read of them."""
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Iterator
 from typing import Any
@@ -11,9 +10,12 @@ from typing import Any
 import pytest
 
 import reference
+from conformance import environment
 from conformance.harness.interrupts import interrupted
 from reference import DataEntry, NamedDataStore, NamedDataStoreOutput
 from reference.named_data import FINGERPRINT_PREFIX
+
+pytestmark = pytest.mark.mutation  # the mutation run includes every test here
 
 PREFIX = b"P" * FINGERPRINT_PREFIX
 
@@ -299,7 +301,7 @@ def test_a_snapshot_has_no_other_attributes() -> None:
 # --------------------------------------------------------------------------------------------
 # The campaign: interrupts at random lines of adds and merges (CORDSPEC_INTERRUPT_TRIALS each)
 
-TRIALS = int(os.environ.get("CORDSPEC_INTERRUPT_TRIALS", "300"))
+TRIALS = environment.INTERRUPT_TRIALS.get()
 
 
 def orphans(store: NamedDataStore) -> set[int]:

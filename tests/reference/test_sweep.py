@@ -25,6 +25,8 @@ from reference.placeholders import process_start_time
 from reference.sweep import Placeholder, find_orphans, owner_state, scan, sweep
 from tests.owners import Owner
 
+pytestmark = pytest.mark.mutation  # the mutation run includes every test here
+
 RANDOM = "abcdefgh"  # mkstemp's eight characters
 
 

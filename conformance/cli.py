@@ -25,17 +25,18 @@ from pathlib import Path
 
 import pytest
 
-from .. import suite
-from ..adapters import load_implementation, selected_target
-from ..adapters.backend_run import add_backend_option, run_backends
-from ..api import ImplementationError
-from ..harness.hypothesis_home import HOME_VARIABLE, default_home
-from .collect import CollectError, collect_suite
-from .console import Tee
-from .deviations import read_deviations, suite_test_names, unmatched
-from .options import add_run_options
-from .report import check_report_path, clause_columns, first_sentence, fit
-from .spec import PROFILES, Clause, SpecError, load_spec
+from . import environment
+from .adapters import load_implementation, selected_target
+from .adapters.backend_run import add_backend_option, run_backends
+from .api import ImplementationError
+from .harness.hypothesis_home import HOME_VARIABLE, default_home
+from .profiles import PROFILES
+from .run.collect import CollectError, collect_suite
+from .run.console import Tee
+from .run.deviations import read_deviations, suite_test_names, unmatched
+from .run.options import REPORTER_NAME, SUITE, add_run_options, pytest_args
+from .run.report import check_report_path, clause_columns, first_sentence, fit
+from .run.spec import Clause, SpecError, load_spec
 
 __all__ = [
     "EXIT_HELP",
@@ -47,9 +48,6 @@ __all__ = [
     "main",
     "pytest_args",
 ]
-
-INI = Path(__file__).parents[1] / "cordspec.ini"
-SUITE = Path(suite.__file__).parent
 
 
 class Exit(enum.IntEnum):
@@ -121,12 +119,6 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="load this registered Hypothesis settings profile",
     )
-    run.add_argument(
-        "--shrink",
-        action="store_true",
-        help="shrink failing examples to minimal ones (off by default: a verdict needs one "
-        "failing example, and shrinking against a broken implementation takes minutes)",
-    )
     clauses = commands.add_parser(
         "clauses",
         help="list the clauses of the spec, or show some in full",
@@ -189,36 +181,6 @@ def _version() -> str:
         return importlib.metadata.version("cordspec")
     except importlib.metadata.PackageNotFoundError:  # run from a checkout that is not installed
         return "unknown (not installed)"
-
-
-def pytest_args(
-    impl: str,
-    profile: str,
-    reports: Sequence[str] = (),
-    deviations: str | None = None,
-    hypothesis_profile: str | None = None,
-    extra: Sequence[str] = (),
-    shrink: bool = False,
-    timeout: float | None = None,
-    clauses: Sequence[str] = (),
-) -> list[str]:
-    """The pytest command line ``cordspec run`` uses: its options as the plugin spells them
-    (``--cordspec-impl``, ...)."""
-    args = ["-c", str(INI), "--rootdir", str(INI.parent), "-p", "no:cacheprovider", str(SUITE)]
-    args += ["--cordspec-impl", impl, "--cordspec-profile", profile]
-    for path in reports:
-        args += ["--cordspec-report", path]
-    if deviations is not None:
-        args += ["--cordspec-deviations", deviations]
-    if hypothesis_profile is not None:
-        args += ["--hypothesis-profile", hypothesis_profile]
-    if shrink:
-        args.append("--cordspec-shrink")
-    if timeout is not None:
-        args += ["--cordspec-timeout", f"{timeout:g}"]
-    for clause in clauses:
-        args += ["--cordspec-clause", clause]
-    return [*args, *extra]
 
 
 def _load(impl: str) -> None:
@@ -307,7 +269,7 @@ class _Observer:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        reporter = session.config.pluginmanager.get_plugin("cordspec-reporter")
+        reporter = session.config.pluginmanager.get_plugin(REPORTER_NAME)
         report = getattr(reporter, "report", None)
         self.partial = bool(report is not None and report.header.partial)
 
@@ -348,7 +310,7 @@ MAX_WORKERS = 4
 (torch, for ExecuTorch: seconds each) before its first test, which more cores do not repay."""
 
 
-WORKERS_VARIABLE = "CORDSPEC_WORKERS"
+WORKERS_VARIABLE = environment.WORKERS.name
 """The environment variable that sets how many workers a run starts when ``-n`` is not given (a
 test run that starts ``cordspec run`` children while its own workers take the cores sets 1)."""
 
@@ -357,13 +319,12 @@ def default_workers() -> int:
     """The workers a run starts when the user does not choose: ``$CORDSPEC_WORKERS``, else one per
     core this process may run on (its CPU affinity, as a container or ``taskset`` limits it), at
     most :data:`MAX_WORKERS`."""
-    chosen = os.environ.get(WORKERS_VARIABLE, "").strip()
-    if chosen:
-        if not chosen.isdecimal() or int(chosen) < 1:
-            raise _Failure(
-                f"{WORKERS_VARIABLE}={chosen!r}: expected a number of workers, 1 or more"
-            )
-        return int(chosen)
+    try:
+        chosen = environment.WORKERS.get()
+    except ValueError as exc:
+        raise _Failure(str(exc)) from None
+    if chosen is not None:
+        return chosen
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # no sched_getaffinity (macOS, Windows)
@@ -494,8 +455,8 @@ def _sweep(args: argparse.Namespace) -> int:
 
 
 def _host(args: argparse.Namespace) -> int:
-    from ..host import command
-    from ..host.prerequisites import MissingPrerequisites
+    from .host import command
+    from .host.prerequisites import MissingPrerequisites
 
     if os.getcwd() not in sys.path:  # as for run: --impl may name modules of this directory
         sys.path.append(os.getcwd())
