@@ -26,6 +26,7 @@ __all__ = [
     "SECOND",
     "STR_METHODS",
     "FullRaw",
+    "HandMadeMaps",
     "PathForm",
     "around",
     "hand_made_maps",
@@ -215,35 +216,31 @@ def lying_strs(text: str) -> st.SearchStrategy[str]:
 # --- hand-made outputs ----------------------------------------------------------------------------
 
 
-def hand_made_maps(
-    buffers: int,
-) -> st.SearchStrategy[tuple[list[tuple[str, int]], list[tuple[str, list[tuple[str, int]]]]]]:
-    """The maps of a hand-made output over ``buffers`` buffers, in an order of their own: inline
-    ``(key, buffer index)`` pairs, and tags each with such pairs, every key once, the pairs and the
-    tags in any order (a store's own output lists them in the order they were added, which is
-    buffer order for new keys)."""
-    keys = st.lists(st.sampled_from("abcdefgh"), min_size=1, max_size=6, unique=True)
+HandMadeMaps = tuple[list[tuple[str, int]], list[tuple[str, list[tuple[str, int]]]]]
+"""The maps of a hand-made output: inline ``(key, buffer index)`` pairs, and ``(tag, pairs)``."""
 
-    def split(names: list[str]) -> st.SearchStrategy[Any]:
-        places = st.lists(
-            st.sampled_from([None, "t1", "t2", "t3"]), min_size=len(names), max_size=len(names)
-        )
-        indices = st.lists(st.integers(0, buffers - 1), min_size=len(names), max_size=len(names))
-        tag_order = st.permutations(["t1", "t2", "t3"])
-        return st.tuples(st.just(names), places, indices, tag_order)
 
-    def build(
-        drawn: tuple[list[str], list[str | None], list[int], list[str]],
-    ) -> tuple[list[tuple[str, int]], list[tuple[str, list[tuple[str, int]]]]]:
-        names, places, indices, tag_order = drawn
-        inline = [(k, i) for k, p, i in zip(names, places, indices, strict=True) if p is None]
-        tags = [
-            (tag, [(k, i) for k, p, i in zip(names, places, indices, strict=True) if p == tag])
-            for tag in tag_order
-        ]
+def hand_made_maps(buffers: int) -> st.SearchStrategy[HandMadeMaps]:
+    """The maps of a hand-made output over ``buffers`` buffers, in an order of their own: every
+    key once, inline or under one of three tags, the keys of a map and the tags in any order (a
+    store's own output lists them in the order they were added, which is buffer order for new
+    keys)."""
+    entries = st.lists(
+        st.tuples(st.sampled_from([None, "t1", "t2", "t3"]), st.integers(0, buffers - 1)),
+        min_size=1,
+        max_size=6,
+    )
+
+    def build(drawn: tuple[list[tuple[str | None, int]], list[str], list[str]]) -> HandMadeMaps:
+        placed, names, tag_order = drawn
+        keyed = [(name, place, index) for name, (place, index) in zip(names, placed, strict=False)]
+        inline = [(k, i) for k, p, i in keyed if p is None]
+        tags = [(tag, [(k, i) for k, p, i in keyed if p == tag]) for tag in tag_order]
         return inline, [(tag, pairs) for tag, pairs in tags if pairs]
 
-    return keys.flatmap(split).map(build)
+    return st.tuples(
+        entries, st.permutations(list("abcdef")), st.permutations(["t1", "t2", "t3"])
+    ).map(build)
 
 
 # --- raw outputs that take nothing ----------------------------------------------------------------
