@@ -128,13 +128,22 @@ def _where(tag: object) -> str:
 def _checked(
     key: object, data: object, alignment: object, external_tag: object
 ) -> tuple[str, CordBuffer, int, str | None]:
-    if not isinstance(key, str):  # NDS-ADD-6
+    # each value judged by its class, never by a ``__class__`` attribute (which isinstance
+    # believes): an object claiming to be a str, bytes or an int is refused, named
+    if not (isinstance(key, str) and issubclass(type(key), str)):  # NDS-ADD-6
         raise TypeError(f"key must be str, not {type(key).__name__}: {key!r}")
-    if not isinstance(data, (bytes, FileBackedData)):  # NDS-ADD-1: the type named
+    if not (
+        isinstance(data, (bytes, FileBackedData))
+        and issubclass(type(data), (bytes, FileBackedData))
+    ):  # NDS-ADD-1: the type named
         raise TypeError(f"Unsupported named data type: {type(data).__name__}")
     if alignment is None:  # NDS-ADD-3
         alignment = 1
-    if isinstance(alignment, bool) or not isinstance(alignment, int):  # NDS-ADD-5
+    if (
+        isinstance(alignment, bool)
+        or not isinstance(alignment, int)
+        or not issubclass(type(alignment), int)
+    ):  # NDS-ADD-5
         raise TypeError(f"alignment must be int, not {type(alignment).__name__}: {alignment!r}")
     alignment = _exact_int(alignment)
     if alignment <= 0:  # NDS-ADD-3; NDS-ADD-4: any positive int, power of two or not
@@ -157,7 +166,9 @@ def _exact_int(value: int) -> int:
 def _tag(external_tag: object) -> str | None:
     if external_tag is None:
         return None
-    if not isinstance(external_tag, str):  # NDS-ADD-6: a tag is None or a nonempty str
+    if not (
+        isinstance(external_tag, str) and issubclass(type(external_tag), str)
+    ):  # NDS-ADD-6: a tag is None or a nonempty str
         raise TypeError(
             f"external_tag must be str or None, not {type(external_tag).__name__}: {external_tag!r}"
         )
@@ -219,7 +230,7 @@ def _checked_pairs(
     subclass of int, is copied into a DataEntry), an index into the ``count`` buffers, which are
     still ``count`` (NDS-MERGE-7: reading the output may have run code that changed them)."""
     for key, entry in entries.items():
-        if isinstance(key, str):
+        if isinstance(key, str) and issubclass(type(key), str):
             key = _exact_str(key)  # NDS-ADD-8: so that it is found in ``seen`` as the str it is
         if key in seen:  # NDS-MERGE-7: a key in two places of the output
             raise ValueError(
@@ -234,7 +245,11 @@ def _checked_pairs(
             ) from None
         exact = type(index) is int
         if not exact:
-            if isinstance(index, bool) or not isinstance(index, int):
+            if (
+                isinstance(index, bool)
+                or not isinstance(index, int)
+                or not issubclass(type(index), int)
+            ):
                 raise ValueError(
                     f"entry {key!r} refers to buffer {index!r}, but the output has {count}"
                 )

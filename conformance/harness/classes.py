@@ -29,6 +29,7 @@ __all__ = [
     "HandMadeMaps",
     "PathForm",
     "around",
+    "claiming",
     "hand_made_maps",
     "kept_mtime_steps",
     "lying_str",
@@ -275,6 +276,25 @@ def _named(name: str) -> object:
     return made
 
 
+def claiming(kind: type, name: str = "Liar") -> object:
+    """An instance of a class called ``name`` whose ``__class__`` attribute says it is a ``kind``:
+    ``isinstance`` believes it, ``type()`` does not."""
+
+    def claimed(self: object) -> type:
+        return kind
+
+    made: object = type(
+        name,
+        (),
+        {
+            "__class__": property(claimed),
+            "__len__": lambda self: 3,
+            "__repr__": lambda self: f"<{name} claiming {kind.__name__}>",
+        },
+    )()
+    return made
+
+
 REJECTED: tuple[object, ...] = (
     "text",
     7,
@@ -287,10 +307,12 @@ REJECTED: tuple[object, ...] = (
     (b"a",),
     {b"a": b"b"},
     *(_named(n) for n in ("File", "Data", "Backed", "Cor", "byte", "Named", "Zebra", "STR")),
+    claiming(bytes),
 )
 """Values of types neither ``bytes`` nor a blob nor a Cord: built-in ones, and classes of the
 suite's own whose names are parts of the accepted types' names (``File`` in ``FileBackedData``,
-``byte`` in ``bytes``) or of a message's words, or another case of a built-in's name (``STR``)."""
+``byte`` in ``bytes``) or of a message's words, another case of a built-in's name (``STR``), and an
+object whose ``__class__`` says it is ``bytes`` (a check by ``isinstance`` takes it)."""
 
 
 def names_type(message: str, value: object) -> bool:
