@@ -56,9 +56,15 @@ _DIGEST_SIZE = hashlib.sha256().digest_size
 
 
 def _check_path(path: object) -> str:
-    # FBD-INIT-5: a str or a PathLike giving one; no NUL, named in the error
-    if isinstance(path, os.PathLike):
+    # FBD-INIT-5: a str or a PathLike giving one; no NUL, named in the error. A str of a subclass
+    # (or one a PathLike gave) is used as the plain str of its characters (str.__str__), so that
+    # none of its own methods (__fspath__, __getitem__, startswith, ...) decides what it names.
+    if isinstance(path, str) and type(path) is not str and issubclass(type(path), str):
+        path = str.__str__(path)
+    elif isinstance(path, os.PathLike):
         path = os.fspath(path)
+        if isinstance(path, str) and type(path) is not str and issubclass(type(path), str):
+            path = str.__str__(path)
     if not isinstance(path, str):
         raise TypeError(
             f"path must be str or os.PathLike[str], not {type(path).__name__}: {path!r}"

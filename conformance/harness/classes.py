@@ -166,9 +166,17 @@ STR_METHODS = (
     "replace",
     "casefold",
     "__getnewargs__",
+    "__contains__",
+    "startswith",
+    "endswith",
+    "find",
+    "rfind",
+    "split",
+    "rstrip",
 )
-"""Methods of a ``str`` subclass that could decide what a key is normalised to, or which entry it
-names, were an implementation to ask the key instead of taking ``str.__str__`` of it."""
+"""Methods of a ``str`` subclass that could decide what a key is normalised to, which entry it
+names, or which file a path names (``os.path`` asks ``startswith``, ``rfind``, slices...), were an
+implementation to ask the value instead of taking ``str.__str__`` of it."""
 
 _LIE = "lie"
 """What each lying method says the key is (as text)."""
