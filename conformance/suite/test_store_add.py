@@ -706,7 +706,7 @@ class TestKeysWhoseMethodsLie:
         ], f"keys {type(key).__name__} and {type(other).__name__}, tag {type(tag).__name__}"
 
 
-class TestRejectedTypesNamed:
+class TestRejectedDataNamed:
     @clause("NDS-ADD-1")
     @pytest.mark.parametrize("data", REJECTED, ids=[type(v).__name__ for v in REJECTED])
     def test_the_message_names_the_type_as_a_word(self, impl: Implementation, data: object) -> None:
