@@ -50,15 +50,16 @@ class Cord:
     def append(self, data: CordBuffer | Cord) -> None:
         """Append a piece, or the pieces another Cord holds now (a snapshot of them)."""
         # CORD-APPEND-1: a piece by identity, its length added; CORD-TYPE-1: anything else
-        # raises before the Cord changes.
-        if isinstance(data, bytes):  # the usual piece first: one isinstance
-            self._byte_size += len(data)
+        # raises before the Cord changes. Told by the class, never by a ``__class__`` attribute
+        # (which isinstance believes): an object claiming to be bytes is refused, named.
+        if type(data) is bytes or (isinstance(data, bytes) and issubclass(type(data), bytes)):
+            self._byte_size += len(data)  # the usual piece first: one type test
             self._buffers.append(data)
-        elif isinstance(data, FileBackedData):
+        elif isinstance(data, FileBackedData) and issubclass(type(data), FileBackedData):
             self._byte_size += len(data)  # first: a closed blob raises before anything changes
             self._buffers.append(data)
             self._files += 1
-        elif isinstance(data, Cord):
+        elif isinstance(data, Cord) and issubclass(type(data), Cord):
             # CORD-APPEND-2, CORD-INIT-3: its pieces now, by identity; CORD-APPEND-3: copied
             # first, so appending a Cord to itself doubles it
             pieces = list(data._buffers)

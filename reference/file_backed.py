@@ -65,15 +65,18 @@ _DIGEST_SIZE = hashlib.sha256().digest_size
 
 
 def _check_path(path: object) -> str:
-    # FBD-INIT-5: a str or a PathLike giving one; no NUL, named in the error
-    # by the types alone (FBD-INIT-10): ``isinstance`` would ask the value its ``__class__``
-    if issubclass(type(path), os.PathLike):
+    # FBD-INIT-5: a str or a PathLike giving one; no NUL, named in the error by the types alone
+    # (FBD-INIT-10): ``isinstance`` would ask the value its ``__class__``. A str of a subclass (or
+    # one a PathLike gave) is used as the plain str of its characters (str.__str__), so that none
+    # of its own methods (__fspath__, __getitem__, startswith, ...) decides what it names.
+    if issubclass(type(path), os.PathLike) and not issubclass(type(path), str):
         path = os.fspath(path)  # type: ignore[call-overload]  # a PathLike: checked above
     if not issubclass(type(path), str):
         raise TypeError(
             f"path must be str or os.PathLike[str], not {type_name(path)}: {shown(path)}"
         )
     assert isinstance(path, str)  # true by its type: no __class__ of its own is asked
+    path = str.__str__(path)  # FBD-INIT-5: the plain str of its characters
     if not path:
         raise ValueError("path must not be empty")
     if "\0" in path:

@@ -244,7 +244,7 @@ def _checked_pairs(
     subclass of int, is copied into a DataEntry), an index into the ``count`` buffers, which are
     still ``count`` (NDS-MERGE-7: reading the output may have run code that changed them)."""
     for key, entry in entries.items():
-        if isinstance(key, str):
+        if isinstance(key, str) and issubclass(type(key), str):
             key = _exact_str(key)  # NDS-ADD-8: so that it is found in ``seen`` as the str it is
         if key in seen:  # NDS-MERGE-7: a key in two places of the output
             raise ValueError(

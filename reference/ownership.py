@@ -35,7 +35,6 @@ class FileBackedData(Protocol):
     def _finalizer(self) -> weakref.finalize[..., Any] | None: ...
 
 
-
 class _Entry(weakref.ref["FileBackedData"]):
     """A registry entry: the owner, weakly, and what releases its file (its location and owning
     process), so that the exit release can remove a file whose owner was collected after

@@ -26,8 +26,10 @@ __all__ = [
     "SECOND",
     "STR_METHODS",
     "FullRaw",
+    "HandMadeMaps",
     "PathForm",
     "around",
+    "claiming",
     "hand_made_maps",
     "kept_mtime_steps",
     "lying_str",
@@ -164,9 +166,17 @@ STR_METHODS = (
     "replace",
     "casefold",
     "__getnewargs__",
+    "__contains__",
+    "startswith",
+    "endswith",
+    "find",
+    "rfind",
+    "split",
+    "rstrip",
 )
-"""Methods of a ``str`` subclass that could decide what a key is normalised to, or which entry it
-names, were an implementation to ask the key instead of taking ``str.__str__`` of it."""
+"""Methods of a ``str`` subclass that could decide what a key is normalised to, which entry it
+names, or which file a path names (``os.path`` asks ``startswith``, ``rfind``, slices...), were an
+implementation to ask the value instead of taking ``str.__str__`` of it."""
 
 _LIE = "lie"
 """What each lying method says the key is (as text)."""
@@ -215,35 +225,31 @@ def lying_strs(text: str) -> st.SearchStrategy[str]:
 # --- hand-made outputs ----------------------------------------------------------------------------
 
 
-def hand_made_maps(
-    buffers: int,
-) -> st.SearchStrategy[tuple[list[tuple[str, int]], list[tuple[str, list[tuple[str, int]]]]]]:
-    """The maps of a hand-made output over ``buffers`` buffers, in an order of their own: inline
-    ``(key, buffer index)`` pairs, and tags each with such pairs, every key once, the pairs and the
-    tags in any order (a store's own output lists them in the order they were added, which is
-    buffer order for new keys)."""
-    keys = st.lists(st.sampled_from("abcdefgh"), min_size=1, max_size=6, unique=True)
+HandMadeMaps = tuple[list[tuple[str, int]], list[tuple[str, list[tuple[str, int]]]]]
+"""The maps of a hand-made output: inline ``(key, buffer index)`` pairs, and ``(tag, pairs)``."""
 
-    def split(names: list[str]) -> st.SearchStrategy[Any]:
-        places = st.lists(
-            st.sampled_from([None, "t1", "t2", "t3"]), min_size=len(names), max_size=len(names)
-        )
-        indices = st.lists(st.integers(0, buffers - 1), min_size=len(names), max_size=len(names))
-        tag_order = st.permutations(["t1", "t2", "t3"])
-        return st.tuples(st.just(names), places, indices, tag_order)
 
-    def build(
-        drawn: tuple[list[str], list[str | None], list[int], list[str]],
-    ) -> tuple[list[tuple[str, int]], list[tuple[str, list[tuple[str, int]]]]]:
-        names, places, indices, tag_order = drawn
-        inline = [(k, i) for k, p, i in zip(names, places, indices, strict=True) if p is None]
-        tags = [
-            (tag, [(k, i) for k, p, i in zip(names, places, indices, strict=True) if p == tag])
-            for tag in tag_order
-        ]
+def hand_made_maps(buffers: int) -> st.SearchStrategy[HandMadeMaps]:
+    """The maps of a hand-made output over ``buffers`` buffers, in an order of their own: every
+    key once, inline or under one of three tags, the keys of a map and the tags in any order (a
+    store's own output lists them in the order they were added, which is buffer order for new
+    keys)."""
+    entries = st.lists(
+        st.tuples(st.sampled_from([None, "t1", "t2", "t3"]), st.integers(0, buffers - 1)),
+        min_size=1,
+        max_size=6,
+    )
+
+    def build(drawn: tuple[list[tuple[str | None, int]], list[str], list[str]]) -> HandMadeMaps:
+        placed, names, tag_order = drawn
+        keyed = [(name, place, index) for name, (place, index) in zip(names, placed, strict=False)]
+        inline = [(k, i) for k, p, i in keyed if p is None]
+        tags = [(tag, [(k, i) for k, p, i in keyed if p == tag]) for tag in tag_order]
         return inline, [(tag, pairs) for tag, pairs in tags if pairs]
 
-    return keys.flatmap(split).map(build)
+    return st.tuples(
+        entries, st.permutations(list("abcdef")), st.permutations(["t1", "t2", "t3"])
+    ).map(build)
 
 
 # --- raw outputs that take nothing ----------------------------------------------------------------
@@ -278,6 +284,25 @@ def _named(name: str) -> object:
     return made
 
 
+def claiming(kind: type, name: str = "Liar") -> object:
+    """An instance of a class called ``name`` whose ``__class__`` attribute says it is a ``kind``:
+    ``isinstance`` believes it, ``type()`` does not."""
+
+    def claimed(self: object) -> type:
+        return kind
+
+    made: object = type(
+        name,
+        (),
+        {
+            "__class__": property(claimed),
+            "__len__": lambda self: 3,
+            "__repr__": lambda self: f"<{name} claiming {kind.__name__}>",
+        },
+    )()
+    return made
+
+
 REJECTED: tuple[object, ...] = (
     "text",
     7,
@@ -290,10 +315,12 @@ REJECTED: tuple[object, ...] = (
     (b"a",),
     {b"a": b"b"},
     *(_named(n) for n in ("File", "Data", "Backed", "Cor", "byte", "Named", "Zebra", "STR")),
+    claiming(bytes),
 )
 """Values of types neither ``bytes`` nor a blob nor a Cord: built-in ones, and classes of the
 suite's own whose names are parts of the accepted types' names (``File`` in ``FileBackedData``,
-``byte`` in ``bytes``) or of a message's words, or another case of a built-in's name (``STR``)."""
+``byte`` in ``bytes``) or of a message's words, another case of a built-in's name (``STR``), and an
+object whose ``__class__`` says it is ``bytes`` (a check by ``isinstance`` takes it)."""
 
 
 def names_type(message: str, value: object) -> bool:

@@ -33,6 +33,9 @@ KiB = 1 << 10
 MiB = 1 << 20
 READ_BUFFER = 64 * KiB
 """The read buffer FBD-READ-1 and NDS-DEDUP-3 allow beyond a prefix."""
+SMALL_FILE = 4 * KiB
+"""A page: the reference reads a file of at most this size whole and writes it like a ``bytes``
+piece, and copies a larger one in the kernel; a size on each side samples both paths."""
 CHUNKS = (MiB, 8 * MiB)
 """Chunk sizes of the implementations known: the reference's 1 MiB, ExecuTorch's 8 MiB."""
 
@@ -106,6 +109,8 @@ WRITE_CLASSES: tuple[BlobClass, ...] = (
     _dense(31, "31"),
     _dense(32, "32"),
     _dense(33, "33"),
+    _dense(SMALL_FILE, "small-file"),
+    _dense(SMALL_FILE + 1, "small-file+1"),
     _dense(READ_BUFFER + 1, "read-buffer+1"),
     _dense(MiB - 1, "chunk-1"),
     _dense(MiB, "chunk"),
@@ -113,7 +118,8 @@ WRITE_CLASSES: tuple[BlobClass, ...] = (
     _dense(2 * MiB + 12345, "above-a-chunk"),
     *SPARSE_CLASSES,
 )
-"""Sizes 0, 1, 31, 32, 33 (around the 32-byte fingerprint), one past the read buffer, around a
+"""Sizes 0, 1, 31, 32, 33 (around the 32-byte fingerprint), a page and one past it (the size up to
+which a file piece may be read whole and written like bytes), one past the read buffer, around a
 1 MiB chunk, above a chunk and not a multiple of it, and the sparse files: what every write path
 is run with."""
 

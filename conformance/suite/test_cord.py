@@ -400,7 +400,7 @@ class TestUnderALoweredDescriptorLimit:
             )
 
 
-class TestRejectedTypesNamed:
+class TestRejectedPiecesNamed:
     @clause("CORD-TYPE-1")
     @pytest.mark.parametrize("piece", REJECTED, ids=[type(v).__name__ for v in REJECTED])
     @pytest.mark.parametrize("how", ["append", "constructor"])

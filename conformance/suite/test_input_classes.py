@@ -27,9 +27,11 @@ from conformance.harness.classes import (
     MTIME_STEPS,
     PATH_FORMS,
     SECOND,
+    STR_METHODS,
     FullRaw,
     PathForm,
     kept_mtime_steps,
+    lying_str,
     path_forms,
     restamped,
     working_directory,
@@ -592,6 +594,38 @@ class TestEveryFormOfPath:
             "FBD-MOVE-2",
         )
         check((home / "blob.bin").read_bytes() == DECOY, "the decoy changed", "FBD-MOVE-1")
+
+
+@requires("file-backed")
+class TestPathsWhoseMethodsLie:
+    @clause("FBD-INIT-1", "FBD-MOVE-1")
+    @pytest.mark.parametrize("how", ["constructor", "move_from"])
+    def test_a_str_path_is_its_characters(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, how: str
+    ) -> None:
+        """A path of a ``str`` subclass is the ``str`` of its characters (FBD-INIT-5: a subclass
+        of ``str`` is a ``str``): whichever of its methods says otherwise (``__fspath__``,
+        ``__getitem__``, ``startswith``, ``rfind``, ...), absolute or a bare name, it names its
+        file."""
+        blamed = "FBD-INIT-1" if how == "constructor" else "FBD-MOVE-1"
+        target = tmp_path / "named.bin"
+        for method in STR_METHODS:
+            for text, cwd in ((str(target), tmp_path), (target.name, tmp_path)):
+                target.write_bytes(WRAPPED)
+                path = lying_str(text, [method])
+                with working_directory(cwd):
+                    try:
+                        blob = blobs.track(
+                            impl.FileBackedData(path, cleanup=True)
+                            if how == "constructor"
+                            else impl.FileBackedData.move_from(path)
+                        )
+                        got = blob.to_bytes()
+                    except (OSError, ValueError, TypeError) as exc:
+                        check(False, f"{text!r} whose {method} lies: {exc!r}", blamed)
+                _same(got, WRAPPED, f"{text!r} whose {method} lies", blamed)
+                blob.close()
+                check(not target.exists(), f"close() left {text!r} ({method} lies)", blamed)
 
 
 # --- a hole probe that cannot tell ---------------------------------------------------------------

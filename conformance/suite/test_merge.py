@@ -22,7 +22,7 @@ from conformance.api import (
     NamedDataStoreOutput,
 )
 from conformance.harness.checks import blame, check
-from conformance.harness.classes import hand_made_maps
+from conformance.harness.classes import HandMadeMaps, hand_made_maps
 from conformance.harness.helpers import (
     PREFIX,
     Blobs,
@@ -720,26 +720,22 @@ class TestMergeOrderOfHandMadeOutputs:
     @relies_on("NDS-DEDUP-1", "NDS-DEDUP-2", "NDS-DEDUP-5", "NDS-OUT-2")  # replayed adds' dedup
     @settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
     @given(
-        drawn=st.integers(1, 4).flatmap(
-            lambda n: st.tuples(
-                st.lists(CONTENTS, min_size=n, max_size=n).map(lambda c: [fresh(b) for b in c]),
-                hand_made_maps(n),
-            )
-        ),
+        contents=st.lists(CONTENTS, min_size=4, max_size=4),
+        maps=hand_made_maps(4),
         mine=st.sampled_from([None, b"a", PREFIX + b"y"]),
     )
     def test_each_map_is_replayed_in_its_own_order(
         self,
         impl: Implementation,
-        drawn: tuple[
-            list[bytes], tuple[list[tuple[str, int]], list[tuple[str, list[tuple[str, int]]]]]
-        ],
+        contents: list[bytes],
+        maps: HandMadeMaps,
         mine: bytes | None,
     ) -> None:
         """A hand-made output whose maps list their keys in an order of their own (not their
         buffers'), and its tags in any order: merging it is adding its inline entries in their
         map's order, then each tag's in theirs (NDS-MERGE-1)."""
-        buffers, (inline, tags) = drawn
+        buffers = [fresh(b) for b in contents]
+        inline, tags = maps
         other = _hand_made(impl, buffers, inline, tags)
         target, replayed = impl.NamedDataStore(), impl.NamedDataStore()
         if mine is not None:

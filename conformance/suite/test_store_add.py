@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from conformance.api import FileBackedData, Implementation, NamedDataStore
 from conformance.harness.checks import check
-from conformance.harness.classes import REJECTED, lying_strs, names_type
+from conformance.harness.classes import REJECTED, claiming, lying_strs, names_type
 from conformance.harness.helpers import (
     PREFIX,
     Blobs,
@@ -706,7 +706,7 @@ class TestKeysWhoseMethodsLie:
         ], f"keys {type(key).__name__} and {type(other).__name__}, tag {type(tag).__name__}"
 
 
-class TestRejectedTypesNamed:
+class TestRejectedDataNamed:
     @clause("NDS-ADD-1")
     @pytest.mark.parametrize("data", REJECTED, ids=[type(v).__name__ for v in REJECTED])
     def test_the_message_names_the_type_as_a_word(self, impl: Implementation, data: object) -> None:
@@ -720,3 +720,22 @@ class TestRejectedTypesNamed:
             f"the message {str(raised.value)!r} does not name {type(data).__name__!r}"
         )
         assert state(store) == before
+
+
+class TestValuesThatClaimAType:
+    @clause("NDS-ADD-6", "NDS-ADD-5")
+    @pytest.mark.parametrize("which", ["key", "tag", "alignment"])
+    def test_a_value_whose_class_attribute_lies_is_refused_named(
+        self, impl: Implementation, which: str
+    ) -> None:
+        """An object whose ``__class__`` says it is a ``str`` (or an ``int``) is none: the error
+        names it, as for any other type (NDS-ADD-6, NDS-ADD-5)."""
+        liar = claiming(int if which == "alignment" else str)
+        args: list[object] = ["new", b"new data", 1, None]
+        args[{"key": 0, "tag": 3, "alignment": 2}[which]] = liar
+        store = impl.NamedDataStore()
+        store.add_named_data("kept", b"kept")
+        before = state(store)
+        with pytest.raises(TypeError, match=re.escape(repr(liar))):
+            store.add_named_data(*args)
+        check(state(store) == before, "the store changed", "NDS-ADD-6")

@@ -1,0 +1,29 @@
+"""Breaks: CORD-TYPE-1
+
+``Cord.append`` that tells a piece's type by ``isinstance``, which believes an object's
+``__class__`` attribute: an object that says it is ``bytes`` is appended as a piece.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import reference
+
+from . import implementation
+
+
+class Cord(reference.Cord):
+    def append(self, data: Any) -> None:
+        if (
+            isinstance(data, bytes)
+            and type(data) is not bytes
+            and not issubclass(type(data), bytes)
+        ):
+            self._byte_size += len(data)
+            self._buffers.append(data)
+            return
+        super().append(data)
+
+
+IMPLEMENTATION = implementation(__name__, Cord=Cord)

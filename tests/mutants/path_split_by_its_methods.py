@@ -1,0 +1,34 @@
+"""Breaks: FBD-INIT-1, FBD-MOVE-1
+
+A path of a ``str`` subclass split into its directory and name with ``os.path.split`` before it
+is used, which asks the path's own methods (``rfind``, slicing): a path whose methods lie names
+another file, or none.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import reference
+
+from . import implementation
+
+
+def _absolute(path: Any) -> Any:
+    if isinstance(path, str) and type(path) is not str:
+        directory, name = os.path.split(path)
+        return os.path.join(directory, name)
+    return path
+
+
+class FileBackedData(reference.FileBackedData):
+    def __init__(self, path: Any, cleanup: Any = False, sha256: Any = None) -> None:
+        super().__init__(_absolute(path), cleanup, sha256)
+
+    @classmethod
+    def move_from(cls, path: Any, sha256: Any = None) -> reference.FileBackedData:
+        return super().move_from(_absolute(path), sha256)
+
+
+IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
