@@ -4,12 +4,16 @@ collected and deletes the weights blob (the threat model: "no path through the l
 not, deletes ... unless the caller asked for its release"; FBD-INTR-1 makes ``move_from`` itself
 undo an interrupted move, but the hook that calls it does not).
 
+The same for ``store_weights_blob`` whose ``add_named_data`` is refused (the key already holds
+other bytes, or another tag): the loaded owner is dropped, and the blob with it.
+
 Exits 1 when the blob's data is gone from disk after the failed load, 0 when it is kept (at its
 path or a kept name)."""
 
 from __future__ import annotations
 
 import gc
+import hashlib
 import os
 import shutil
 import signal
@@ -20,6 +24,7 @@ from typing import Any
 
 from reference import hooks
 from reference.hooks import CompileSpec, FileBackedAotiBackend, Weights
+from reference.named_data import NamedDataStore
 
 SPECS = [CompileSpec("low_memory_mode", b"ON")]
 CODE = FileBackedAotiBackend.load_weights_blob.__func__.__code__  # type: ignore[attr-defined]
@@ -75,6 +80,34 @@ def attempt(line: int) -> tuple[bool, list[str]]:
         shutil.rmtree(directory, ignore_errors=True)
 
 
+def refused_store() -> list[str]:
+    """Store a blob whose key the store already holds with other bytes; the files holding the
+    weights afterwards."""
+    directory = tempfile.mkdtemp(prefix="attack-store-")
+    try:
+        so = os.path.join(directory, "m.wrapper.so")
+        with open(so, "wb"):
+            pass
+        out = FileBackedAotiBackend.materialize_weights_blob([so, Weights([WEIGHTS])], SPECS)
+        assert isinstance(out, list)
+        store = NamedDataStore()
+        key = hashlib.sha256(WEIGHTS).hexdigest() + hooks.WEIGHTS_BLOB_SUFFIX
+        store.add_named_data(key, b"other bytes", 1, None)
+        try:
+            FileBackedAotiBackend.store_weights_blob(out[-1], SPECS, store)
+        except ValueError:
+            pass
+        gc.collect()
+        holding = []
+        for name in os.listdir(directory):
+            with open(os.path.join(directory, name), "rb") as f:
+                if f.read() == WEIGHTS:
+                    holding.append(name)
+        return holding
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 def main() -> int:
     signal.signal(signal.SIGUSR1, handler)
     lines = sorted({line for _, _, line in CODE.co_lines() if line is not None})
@@ -83,14 +116,19 @@ def main() -> int:
         fired, holding = attempt(line)
         if fired and not holding:
             lost.append(line)
+    failed = 0
     if lost:
         print(
             "LOST: an interrupt in load_weights_blob at line(s) "
             f"{lost} of {hooks.__file__} deleted the weights blob: no file holds the weights"
         )
-        return 1
-    print(f"held: {len(lines)} interrupt points, the weights blob always kept")
-    return 0
+        failed = 1
+    if not refused_store():
+        print("LOST: store_weights_blob refused by add_named_data deleted the weights blob")
+        failed = 1
+    if not failed:
+        print(f"held: {len(lines)} interrupt points and a refused add, the weights blob kept")
+    return failed
 
 
 if __name__ == "__main__":
