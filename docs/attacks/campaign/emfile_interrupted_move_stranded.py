@@ -95,18 +95,16 @@ def main() -> int:
             print("held: the source is back in place:", said[-1:] if said else "")
             return 0
         holding = [
-            name
-            for name in os.listdir(directory)
-            if open(os.path.join(directory, name), "rb").read() == DATA
+            name for name in os.listdir(directory) if _read(os.path.join(directory, name)) == DATA
         ]
         orphans = {p.name for p in sweep.find_orphans(directory)}
         doomed = [name for name in holding if name in orphans]
         if doomed:
             sweep.sweep(directory)
             print(
-                f"LOST: with one descriptor left after the rename, an interrupted move_from left the caller's "
-                f"only copy at the placeholder {doomed} ({said[-1:] if said else ''}); once the "
-                f"process exited the sweep deleted it, left: {os.listdir(directory)}"
+                f"LOST: with one descriptor left after the rename, an interrupted move_from left "
+                f"the caller's only copy at the placeholder {doomed} ({said[-1:]}); "
+                f"once the process exited the sweep deleted it, left: {os.listdir(directory)}"
             )
             return 1
         if not holding:
@@ -116,6 +114,11 @@ def main() -> int:
         return 0
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
 
 
 if __name__ == "__main__":

@@ -77,9 +77,7 @@ def main() -> int:
             return 0
         orphans = [p.name for p in sweep.find_orphans(directory)]
         holding = [
-            name
-            for name in os.listdir(directory)
-            if open(os.path.join(directory, name), "rb").read() == DATA
+            name for name in os.listdir(directory) if _read(os.path.join(directory, name)) == DATA
         ]
         doomed = [name for name in holding if name in orphans]
         if not holding:
@@ -98,6 +96,11 @@ def main() -> int:
         return 0
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+
+
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
 
 
 if __name__ == "__main__":

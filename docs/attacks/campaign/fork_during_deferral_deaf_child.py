@@ -50,7 +50,8 @@ def fork_at(code: Any, marker: str, step: Any) -> bool:
     result: list[bool] = []
 
     def local(frame: FrameType, event: str, arg: Any) -> Any:
-        if event == "line" and marker in linecache.getline(frame.f_code.co_filename, frame.f_lineno):
+        line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+        if event == "line" and marker in line:
             reached.set()
             forked.wait(WAIT * 3)
         return local

@@ -1,6 +1,7 @@
 """A raising signal handler at each line of the weights hook's blob write, and one inside the
-clean-up of a write whose weights failed (the producer raised, as on ENOSPC): no temporary ``.tmp`` file and no descriptor may outlive the failed write (HOOK-MAT-3:
-"on any failure no temporary file is left"; the threat model's handler attacker).
+clean-up of a write whose weights failed (the producer raised, as on ENOSPC): no temporary
+``.tmp`` file and no descriptor may outlive the failed write (HOOK-MAT-3: "on any failure no
+temporary file is left"; the threat model's handler attacker).
 
 Exits 1 naming each leaked temporary file and descriptor, 0 when none is left."""
 

@@ -43,7 +43,7 @@ def main() -> int:
 
     def first_temporary() -> None:
         sys.settrace(tracer)
-        fd, name = tempfile.mkstemp(dir=directory)
+        fd, _ = tempfile.mkstemp(dir=directory)
         os.close(fd)
 
     directory = _private_dir()
@@ -67,7 +67,7 @@ def main() -> int:
         release.set()
         deadline = time.monotonic() + WAIT
         while time.monotonic() < deadline:
-            done, status = os.waitpid(pid, os.WNOHANG)
+            done, _ = os.waitpid(pid, os.WNOHANG)
             if done:
                 print("held: the forked child materialized its weights blob")
                 return 0

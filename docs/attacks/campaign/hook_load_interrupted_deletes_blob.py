@@ -12,6 +12,7 @@ path or a kept name)."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 import os
@@ -93,10 +94,8 @@ def refused_store() -> list[str]:
         store = NamedDataStore()
         key = hashlib.sha256(WEIGHTS).hexdigest() + hooks.WEIGHTS_BLOB_SUFFIX
         store.add_named_data(key, b"other bytes", 1, None)
-        try:
+        with contextlib.suppress(ValueError):
             FileBackedAotiBackend.store_weights_blob(out[-1], SPECS, store)
-        except ValueError:
-            pass
         gc.collect()
         holding = []
         for name in os.listdir(directory):
