@@ -26,6 +26,7 @@ from reference.file_backed import FileBackedData
 TARGETS: list[CodeType] = [
     verified_reader._VerifiedReader.__init__.__code__,
     location.Location.open_in.__code__,
+    location.Location.opened_directory.__wrapped__.__code__,  # type: ignore[attr-defined]
 ]
 
 
@@ -38,14 +39,14 @@ def handler(signum: int, frame: FrameType | None) -> None:
 
 
 def deleted_descriptors() -> list[str]:
-    """This process's descriptors of deleted files under the attack's directories."""
+    """This process's descriptors of the attack's directories and (deleted) files."""
     found = []
     for name in os.listdir("/proc/self/fd"):
         try:
             target = os.readlink(f"/proc/self/fd/{name}")
         except OSError:
             continue
-        if "attack-read-" in target and target.endswith("(deleted)"):
+        if "attack-read-" in target:
             found.append(f"fd {name} -> {target}")
     return found
 
