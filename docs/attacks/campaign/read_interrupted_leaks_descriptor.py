@@ -87,7 +87,7 @@ def main() -> int:
         for line in sorted({n for _, _, n in code.co_lines() if n is not None}):
             fired, held = attempt(code, line)
             if fired and held:
-                leaks.append(f"{code.co_qualname} line {line}: {held}")
+                leaks.append(f"{code.co_name} line {line}: {held}")
                 for entry in held:  # closed, so that the next attempt counts its own
                     os.close(int(entry.split()[1]))
     if leaks:
