@@ -1,0 +1,87 @@
+"""A co-user plants a file of its own at the blob's name in a sticky shared output directory just
+after ``materialize_weights_blob`` checked the name the second time and before its rename (here
+at that line, by a trace function): the check and the rename are two steps, and the rename, run as
+root, replaces the co-user's entry, which the sticky bit protects from everyone else (HOOK-MAT-3:
+anything but a regular file of the same user at the name is refused "again before the rename";
+this document: the layer deletes only files it owns).
+
+Exits 1 when the co-user's file is gone, 0 when the hook refused or kept it."""
+
+from __future__ import annotations
+
+import linecache
+import os
+import shutil
+import sys
+import tempfile
+from types import FrameType
+from typing import Any
+
+from reference import hooks
+from reference.hooks import CompileSpec, FileBackedAotiBackend, Weights
+
+SPECS = [CompileSpec("low_memory_mode", b"ON")]
+THEIRS = b"the co-user's own file"
+
+
+def plant(path: str) -> bool:
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgid(65534)
+            os.setuid(65534)
+            with open(path, "xb") as f:
+                f.write(THEIRS)
+        except BaseException:
+            os._exit(1)
+        os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+def main() -> int:
+    if os.geteuid() != 0:
+        print("not testable here: a second uid needs root")
+        return 0
+    shared = tempfile.mkdtemp(prefix="attack-race-")
+    try:
+        os.chmod(shared, 0o1777)
+        so = os.path.join(shared, "m.wrapper.so")
+        with open(so, "wb"):
+            pass
+        blob = os.path.join(shared, "m.wrapper_weights.blob")
+        code = hooks._write_blob.__code__
+        planted = [False]
+
+        def local(frame: FrameType, event: str, arg: Any) -> Any:
+            line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+            if event == "line" and "os.replace(" in line and not planted[0]:
+                planted[0] = plant(blob)
+            return local
+
+        sys.settrace(lambda frame, event, arg: local if frame.f_code is code else None)
+        try:
+            FileBackedAotiBackend.materialize_weights_blob([so, Weights([b"w" * 100])], SPECS)
+        except OSError as exc:
+            print(f"held: refused: {exc}")
+            return 0
+        finally:
+            sys.settrace(None)
+        if not planted[0]:
+            print("not testable here: the co-user could not plant its file")
+            return 0
+        with open(blob, "rb") as f:
+            if f.read() == THEIRS:
+                print("held: the co-user's file kept")
+                return 0
+        print(
+            f"LOST: the hook's rename replaced the co-user's file at {blob!r}, planted after the "
+            "second check (its contents are gone)"
+        )
+        return 1
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
