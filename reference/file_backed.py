@@ -127,12 +127,8 @@ class FileBackedData:
         _require_regular(checked, st)
         # made absolute once, for ``locate`` and ``_init`` (FBD-INIT-8): one ``getcwd``, not two
         absolute = checked if os.path.isabs(checked) else os.path.join(os.getcwd(), checked)
-        if cleanup:  # FBD-INIT-9: found by a walk that follows no other user's directory link
-            where, st = _located_owned(checked)
-            # an interrupt must not leave an owner the caller never got (FBD-INTR-1)
-            _atomically(
-                lambda: self._init(absolute, st, digest, True, where), lambda _: self._disown()
-            )
+        if cleanup:  # an interrupt must not leave an owner the caller never got (FBD-INTR-1)
+            _atomically(lambda: self._own(checked, absolute, digest), lambda _: self._disown())
         else:
             self._init(absolute, st, digest, False, locate(absolute, link))
 
@@ -185,6 +181,12 @@ class FileBackedData:
                     self._locked = (pid, threading.Lock())
         return self._locked[1]
 
+    def _own(self, path: str, absolute: str, digest: bytes | None) -> None:
+        """``_init`` of an owner, of the file found by a walk that follows no other user's
+        directory link (FBD-INIT-9)."""
+        where, st = _located_owned(path)
+        self._init(absolute, st, digest, True, where)
+
     def _disown(self) -> None:
         """Undo ``_init`` of an owner the caller never received: the file stays, unowned."""
         if self._finalizer is not None:  # pragma: no branch  # an owner always has one
@@ -201,11 +203,10 @@ class FileBackedData:
         digest = _check_digest(sha256)  # FBD-MOVE-7: trusted, never checked against the file
         st = os.lstat(source)  # FBD-MOVE-8: checked before any placeholder, no link followed
         _require_regular(source, st)
-        _, st = _located_owned(source)  # FBD-INIT-9: in a directory no other user chose
-        move = _Move(source, identity_of(st), locate(source, False))
+        made: list[_Move] = []
         return _atomically(
-            lambda: cls._move(move, digest),
-            lambda moved: moved._move_back(move),
+            lambda: cls._move(source, digest, made),
+            lambda moved: moved._move_back(made[0]),
             cls._deferral,
         )
 
@@ -214,9 +215,13 @@ class FileBackedData:
     change."""
 
     @classmethod
-    def _move(cls, move: _Move, digest: bytes | None) -> FileBackedData:
+    def _move(cls, source: str, digest: bytes | None, made: list[_Move]) -> FileBackedData:
         """move_from's steps, which an interrupt must not split (FBD-INTR-1): an interrupt
-        that left the ``with`` of a lock un-exited would hold the registry lock for ever."""
+        that left the ``with`` of a lock un-exited would hold the registry lock for ever, or a
+        descriptor of the walk open. The move's record goes into ``made``, for the undo."""
+        _, st = _located_owned(source)  # FBD-INIT-9: in a directory no other user chose
+        move = _Move(source, identity_of(st), locate(source, False))
+        made.append(move)
         owner = _owner_of(move.identity)
         if owner is not None:
             raise ValueError(f"cannot move {move.source!r}: it is owned by {owner!r}")
@@ -479,9 +484,9 @@ def checked_readers(pieces: Iterable[object]) -> Iterator[dict[int, _VerifiedRea
 
 
 def _located_owned(path: str) -> tuple[Location, os.stat_result]:
-    """``locate_owned(path)``, a regular file, with no interrupt splitting the walk, whose
+    """``locate_owned(path)``, a regular file; called where no interrupt splits the walk, whose
     descriptors an interrupt must not leave open (FBD-INTR-1)."""
-    where, st = _atomically(lambda: locate_owned(path), lambda _: None)
+    where, st = locate_owned(path)
     _require_regular(path, st)
     return where, st
 

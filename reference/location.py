@@ -118,8 +118,8 @@ def locate(path: str, link: bool) -> Location:
 
 def locate_owned(path: str) -> tuple[Location, os.stat_result]:
     """Where the file ``path`` names is, for an owner, and the file's own status (a link not
-    followed): the directories on the path are walked one at a time through descriptors, and a
-    directory link is followed only when this process's user or root owns it. Another user who
+    followed): a path with a link on it is walked one directory at a time through descriptors,
+    and a directory link is followed only when this process's user or root owns it. Another user who
     may swap a directory on the path for a link of theirs then cannot choose which directory's
     file is owned and later deleted (FBD-INIT-9). A relative path is walked from the current
     directory, an absolute one from ``/``."""
@@ -127,7 +127,9 @@ def locate_owned(path: str) -> tuple[Location, os.stat_result]:
     directory, name = os.path.split(absolute)
     relative = not os.path.isabs(path)
     try:
-        held = _walk(os.path.dirname(path) if relative else directory, relative)
+        held = _direct(directory)
+        if held is None:  # a link on the path: walked, to see whose each link is
+            held = _walk(os.path.dirname(path) if relative else directory, relative)
         try:
             st = os.fstat(held)
             found = os.stat(name, dir_fd=held, follow_symlinks=False)
@@ -138,6 +140,26 @@ def locate_owned(path: str) -> tuple[Location, os.stat_result]:
     except OSError as exc:  # named by the path the caller gave
         raise type(exc)(exc.errno, exc.strerror, path) from exc
     return Location(directory, name, (st.st_dev, st.st_ino)), found
+
+
+def _direct(directory: str) -> int | None:
+    """A descriptor of ``directory`` when no link was followed to open it, else None (and the
+    caller walks): the kernel's own path of the directory opened (``/proc/self/fd``) must be the
+    path given, so that the directory sits at that path with no link on it; only a rename of that
+    very directory can change it. One open where the walk takes a step per directory; where the
+    system does not tell (no ``/proc``), None."""
+    fd = os.open(directory, _DIRECTORY_FLAGS)
+    try:
+        opened = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        opened = None
+    except BaseException:
+        os.close(fd)
+        raise
+    if opened == os.path.normpath(directory):
+        return fd
+    os.close(fd)
+    return None
 
 
 def _walk(path: str, relative: bool) -> int:

@@ -383,3 +383,25 @@ def test_the_walk_leaves_no_descriptor(tmp_path: Path) -> None:
             location.locate_owned(str(path))
     after = sorted(os.listdir("/proc/self/fd")) if before else []
     assert after == before
+
+
+def test_a_path_without_links_is_opened_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    (tmp_path / "link").symlink_to(real)
+    fd = location._direct(str(real))
+    assert fd is not None
+    assert os.fstat(fd).st_ino == real.stat().st_ino
+    os.close(fd)
+    assert location._direct(str(tmp_path / "link")) is None  # a link: walked instead
+    # the kernel's path of what was opened is not the path given (a link swapped in and out)
+    monkeypatch.setattr(os, "readlink", lambda path, **kwargs: str(tmp_path / "elsewhere"))
+    assert location._direct(str(real)) is None
+
+    def no_proc(path: str, **kwargs: object) -> str:
+        raise FileNotFoundError(errno.ENOENT, "no /proc here", path)
+
+    monkeypatch.setattr(os, "readlink", no_proc)
+    assert location._direct(str(real)) is None
