@@ -12,6 +12,7 @@ import re
 import resource
 import stat
 import tempfile
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -193,10 +194,10 @@ def test_the_exit_release_removes_a_file_whose_owner_was_collected_after_shutdow
 def test_a_refused_owner_leaves_no_finalizer(tmp_path: Path) -> None:
     source = _source(tmp_path)
     owner = FileBackedData(str(source), cleanup=True)
-    finalizers = [f for f in gc.get_objects() if type(f).__name__ == "finalize" and f.alive]
+    finalizers = [f for f in gc.get_objects() if type(f) is weakref.finalize and f.alive]
     with pytest.raises(ValueError, match="already owned"):
         FileBackedData(str(source), cleanup=True)
-    after = [f for f in gc.get_objects() if type(f).__name__ == "finalize" and f.alive]
+    after = [f for f in gc.get_objects() if type(f) is weakref.finalize and f.alive]
     assert len(after) == len(finalizers)
     owner.close()
 
