@@ -19,13 +19,16 @@ from ._support import directory, make_file
 
 
 class FileBackedData(reference.FileBackedData):
+    _given: str | None = None  # made by move_from: the placeholder's absolute path
+
     def __init__(self, path: object, cleanup: object = False, sha256: object = None) -> None:
         super().__init__(path, cleanup, sha256)
         self._given = os.fspath(path)
 
     def _open(self, directory: int | None = None) -> _VerifiedReader:
         # looked up from the path as given, relative to the directory of the moment
-        return _VerifiedReader(locate(self._given, False), self._identity, self._size)
+        given = self._path if self._given is None else self._given
+        return _VerifiedReader(locate(given, False), self._identity, self._size)
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
