@@ -1,0 +1,71 @@
+"""Broken implementations written from the spec alone, without reading the conformance suite.
+
+Each module here (names without a leading underscore) is the reference with one realistic porting
+bug, like the mutants of ``tests/mutants``, written to measure how much of the spec the suite
+checks: its docstring starts with ``Breaks: CLAUSE-ID, ...``, then ``Profile: core`` or
+``Profile: strict`` (the profile whose verdict it must fail), then the bug. Each exposes
+``IMPLEMENTATION`` (loadable by ``--impl tests.blind.<name>:IMPLEMENTATION``) and proves itself
+broken without the suite: ``scenario(impl)`` runs a small case against any implementation and
+describes the violation it sees (None when it sees none), and ``demonstrate()`` runs it on
+``IMPLEMENTATION``. ``tests/test_blind.py`` checks that each demonstrates its bug and that the
+reference passes the same scenario.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pkgutil
+import re
+from typing import Any
+
+from conformance.adapters import reference as reference_adapter
+from conformance.api import Implementation
+
+__all__ = ["blind_names", "breaks", "implementation", "profile"]
+
+_BREAKS = re.compile(
+    r"\ABreaks: ([A-Z][A-Z0-9-]*[0-9](?:, [A-Z][A-Z0-9-]*[0-9])*)\nProfile: (core|strict)\n"
+)
+
+
+def implementation(module: str, **changes: Any) -> Implementation:
+    """The reference, as its adapter presents it, with ``changes`` replaced; loadable again by
+    ``--impl <module>:IMPLEMENTATION``. A replaced ``FileBackedData`` is also the class the
+    low-memory weights take a blob over with, as a port's own hooks would use its own class."""
+    blob_class = changes.get("FileBackedData")
+    if blob_class is not None and "low_memory" not in changes:
+        from ._support import LowMemory, low_memory_backend
+
+        changes["low_memory"] = LowMemory(low_memory_backend(blob_class))
+    return dataclasses.replace(
+        reference_adapter.load(),
+        name=f"blind {module.rpartition('.')[2]}",
+        target=f"{module}:IMPLEMENTATION",
+        **changes,
+    )
+
+
+def blind_names() -> list[str]:
+    """The broken implementations of this package, by short name, sorted."""
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_"))
+
+
+def _header(name: str) -> re.Match[str]:
+    module = importlib.import_module(f"{__name__}.{name}")
+    found = _BREAKS.match(module.__doc__ or "")
+    if found is None:
+        raise ValueError(
+            f"{module.__name__}: the docstring must start with 'Breaks: ID, ...' and 'Profile: ...'"
+        )
+    return found
+
+
+def breaks(name: str) -> tuple[str, ...]:
+    """The clause ids the ``Breaks:`` line of ``name``'s docstring names."""
+    return tuple(_header(name).group(1).split(", "))
+
+
+def profile(name: str) -> str:
+    """The profile whose verdict ``name`` must fail (``core`` or ``strict``)."""
+    return _header(name).group(2)

@@ -1,0 +1,220 @@
+"""What the broken implementations share: adapters of their hooks, and the small tools their
+scenarios use (temporary directories, files, read and memory accounting, child processes)."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import itertools
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import tracemalloc
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar, cast
+
+from conformance.api import CopyHook, Implementation, Preprocess, Submodules
+from reference import hooks
+
+T = TypeVar("T")
+_LOW_MEMORY = (hooks.CompileSpec(hooks.LOW_MEMORY_MODE, b"ON"),)
+_names = itertools.count()
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def low_memory_backend(blob_class: type) -> type[hooks.FileBackedAotiBackend]:
+    """The reference's low-memory backend, taking blobs over with ``blob_class``."""
+
+    class Backend(hooks.FileBackedAotiBackend):
+        @classmethod
+        def load_weights_blob(
+            cls, blob_path: str, compile_specs: Sequence[hooks.CompileSpec]
+        ) -> tuple[Any, str]:
+            if not hooks.is_low_memory_mode(compile_specs):
+                return hooks.AotiBackend.load_weights_blob(blob_path, compile_specs)
+            digest = (
+                blob_path.digest_if_unchanged()
+                if isinstance(blob_path, hooks.WeightsBlobPath)
+                else None
+            )
+            data = blob_class.move_from(blob_path, sha256=digest)
+            return data, data.sha256().hex()
+
+    return Backend
+
+
+class LowMemory:
+    """The ``LowMemoryWeights`` of a low-memory backend class (the reference adapter's, for any
+    backend)."""
+
+    def __init__(self, backend: type[hooks.FileBackedAotiBackend]) -> None:
+        self.backend = backend
+
+    def materialize(self, so_path: str, chunks: Iterable[bytes]) -> str:
+        paths = self.backend.materialize_weights_blob([so_path, hooks.Weights(chunks)], _LOW_MEMORY)
+        if not isinstance(paths, list):
+            raise TypeError(f"materialize_weights_blob returned {paths!r}, not a list of paths")
+        return next(p for p in paths if isinstance(p, str) and p.endswith(".blob"))
+
+    def load(self, blob_path: str) -> tuple[object, str]:
+        return self.backend.load_weights_blob(blob_path, _LOW_MEMORY)
+
+    def mode(self, values: Sequence[bytes]) -> bool:
+        return hooks.is_low_memory_mode(hooks.CompileSpec(hooks.LOW_MEMORY_MODE, v) for v in values)
+
+
+class Lowering:
+    """The reference adapter's ``Lowering`` over another ``BackendDetails`` base and lowering
+    function."""
+
+    def __init__(
+        self,
+        base: type[hooks.BackendDetails] = hooks.BackendDetails,
+        lower_all: Callable[..., object] = hooks.lower_all_submodules_to_backend,
+    ) -> None:
+        self.base = base
+        self.lower_all = lower_all
+
+    def compile_spec(self, key: str, value: bytes) -> object:
+        return hooks.CompileSpec(key, value)
+
+    def default_copy(self, program: T, compile_specs: Sequence[object]) -> T:
+        specs = tuple(cast(hooks.CompileSpec, s) for s in compile_specs)
+        return self.base.copy_exported_program_for_preprocess(program, specs)
+
+    def lower(
+        self, submodules: Submodules, copy_hook: CopyHook | None, preprocess: Preprocess
+    ) -> None:
+        def run(program: object, compile_specs: Sequence[object]) -> hooks.PreprocessResult:
+            preprocess(program, compile_specs)
+            return hooks.PreprocessResult()
+
+        namespace: dict[str, object] = {"preprocess": staticmethod(run)}
+        if copy_hook is not None:
+            hook = copy_hook
+
+            def copy(cls: type, program: object, compile_specs: Sequence[object]) -> object:
+                return hook(program, compile_specs)
+
+            namespace["copy_exported_program_for_preprocess"] = classmethod(copy)
+        backend = type(f"BlindProbe{next(_names)}", (self.base,), namespace)
+        self.lower_all(
+            backend,
+            {
+                method: [
+                    hooks.Submodule(program, tuple(cast(Any, specs))) for program, specs in subs
+                ]
+                for method, subs in submodules.items()
+            },
+        )
+
+
+@contextlib.contextmanager
+def directory() -> Iterator[str]:
+    """A fresh temporary directory, its real path (no link on the way)."""
+    with tempfile.TemporaryDirectory(prefix="cordspec-blind-") as path:
+        yield os.path.realpath(path)
+
+
+def make_file(path: str, data: bytes) -> str:
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+def read_file(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def sha(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
+def bytes_read() -> int:
+    """Bytes this process has read through ``read``-like system calls (Linux ``rchar``)."""
+    with open("/proc/self/io", "rb") as f:
+        for line in f:
+            if line.startswith(b"rchar:"):
+                return int(line.split()[1])
+    raise OSError("no rchar in /proc/self/io")
+
+
+def read_cost(action: Callable[[], object]) -> int:
+    """Bytes read by ``action`` (with the few hundred of reading ``/proc/self/io`` once)."""
+    before = bytes_read()
+    action()
+    return bytes_read() - before
+
+
+def peak_memory(action: Callable[[], object]) -> int:
+    """The most memory Python held during ``action`` above what it held before."""
+    tracing = tracemalloc.is_tracing()
+    if not tracing:
+        tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base, _ = tracemalloc.get_traced_memory()
+        action()
+        _, peak = tracemalloc.get_traced_memory()
+        return peak - base
+    finally:
+        if not tracing:
+            tracemalloc.stop()
+
+
+def in_child(
+    impl: Implementation, code: str, timeout: float = 30
+) -> subprocess.CompletedProcess[str]:
+    """Run ``code`` in a fresh Python process where ``impl`` is loaded again by its target as
+    ``impl``; its stdout, stderr and status come back."""
+    if impl.target is None:
+        raise ValueError(f"{impl.name} cannot be loaded again in a child process")
+    prelude = (
+        "from conformance.adapters import load_implementation\n"
+        f"impl = load_implementation({impl.target!r})\n"
+    )
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    return subprocess.run(
+        [sys.executable, "-c", prelude + textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        env=env,
+        check=False,
+    )
+
+
+def child_says(impl: Implementation, code: str, timeout: float = 30) -> str | None:
+    """Run ``code`` in a child (``in_child``); it prints ``OK`` when it saw no violation, or a
+    description of the one it saw. A child that fails otherwise is a violation too."""
+    try:
+        done = in_child(impl, code, timeout)
+    except subprocess.TimeoutExpired:
+        return f"the child process did not finish within {timeout} s"
+    out = done.stdout.strip()
+    if done.returncode != 0:
+        return f"the child exited with status {done.returncode}: {out} {done.stderr.strip()[-500:]}"
+    return None if out == "OK" else out
+
+
+class Weights:
+    """The ``WeightsHooks`` and ``WeightsStore`` of a backend class (the reference adapter's, for
+    any backend)."""
+
+    def __init__(self, backend: type[hooks.AotiBackend]) -> None:
+        self.backend = backend
+
+    def materialize(self, paths: T, compile_specs: Sequence[object]) -> T:
+        specs = tuple(cast(hooks.CompileSpec, s) for s in compile_specs)
+        return cast(T, self.backend.materialize_weights_blob(paths, specs))
+
+    def load(self, blob_path: str, compile_specs: Sequence[object]) -> tuple[object, str]:
+        specs = tuple(cast(hooks.CompileSpec, s) for s in compile_specs)
+        return self.backend.load_weights_blob(blob_path, specs)
+
+    def store(self, blob_path: str, store: Any) -> str:
+        return self.backend.store_weights_blob(blob_path, (), store)

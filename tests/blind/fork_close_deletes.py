@@ -1,0 +1,55 @@
+"""Breaks: FBD-FORK-1
+Profile: strict
+Bug: the process check (only the owning pid deletes) is in the finalizer but not in ``close()``: a
+forked worker that closes an inherited object deletes its parent's file.
+"""
+
+from __future__ import annotations
+
+import os
+
+import reference
+from conformance.api import Implementation
+from reference.ownership import _remove_if_same, _unregister
+
+from . import implementation
+from ._support import directory, make_file
+
+
+class FileBackedData(reference.FileBackedData):
+    def _close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            if self._owner:  # whichever process this is
+                _remove_if_same(self._location, self._identity)
+            if self._finalizer is not None:
+                self._finalizer.detach()
+            if self._owner:
+                _unregister(self._identity)
+            self._closed = True
+
+
+IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        path = make_file(os.path.join(tmp, "w"), b"weights")
+        blob = impl.FileBackedData(path, cleanup=True)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                blob.close()
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+        present = os.path.exists(path)
+        blob.close()
+        if not present:
+            return "a forked child's close() deleted its parent's owned file"
+        return None
+
+
+def demonstrate() -> str | None:
+    return scenario(IMPLEMENTATION)

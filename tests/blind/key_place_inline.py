@@ -1,0 +1,40 @@
+"""Breaks: NDS-KEY-5
+Profile: strict
+Bug: a re-added key's place is compared only between two tags: a key first stored inline and
+re-added under a tag (or the reverse) is accepted silently, keeping the first place.
+"""
+
+from __future__ import annotations
+
+import reference
+from conformance.api import Implementation
+from reference.named_data import DataEntry
+
+from . import implementation
+
+
+class NamedDataStore(reference.NamedDataStore):
+    def _readd(
+        self, key: str, data: object, alignment: int, tag: str | None, layout: object
+    ) -> DataEntry | None:
+        old_tag = self._tags[key]
+        if tag is None or old_tag is None:
+            tag = old_tag  # only two tags can disagree
+        return super()._readd(key, data, alignment, tag, layout)
+
+
+IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    store.add_named_data("w", b"weights")
+    try:
+        store.add_named_data("w", b"weights", external_tag="model")
+    except ValueError:
+        return None
+    return "a key stored inline was re-added under tag 'model' without an error"
+
+
+def demonstrate() -> str | None:
+    return scenario(IMPLEMENTATION)

@@ -1,0 +1,57 @@
+"""Breaks: HOOK-COPY-2
+Profile: core
+Bug: lowering calls the copy hook of every submodule of a method with the compile specs of the
+method's first submodule (preprocess still gets each submodule's own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from conformance.api import Implementation
+from reference import hooks
+
+from . import implementation
+from ._support import Lowering
+
+
+def lower_all(
+    backend: type[hooks.BackendDetails],
+    method_to_submodules: Mapping[str, Sequence[hooks.Submodule]],
+) -> dict[str, list[hooks.PreprocessResult]]:
+    specs = {m: [s.compile_specs for s in subs] for m, subs in method_to_submodules.items()}
+    programs = {
+        method: [
+            backend.copy_exported_program_for_preprocess(sub.program, subs[0].compile_specs)
+            for sub in subs
+        ]
+        for method, subs in method_to_submodules.items()
+    }
+    return backend.preprocess_multimethod(programs, specs)
+
+
+IMPLEMENTATION = implementation(__name__, lowering=Lowering(lower_all=lower_all))
+
+
+def scenario(impl: Implementation) -> str | None:
+    lowering = impl.lowering
+    assert lowering is not None
+    first, second = [lowering.compile_spec("mode", b"a")], [lowering.compile_spec("mode", b"b")]
+    programs = [object(), object()]
+    seen: list[tuple[object, list[object]]] = []
+
+    def hook(program: object, specs: Sequence[object]) -> object:
+        seen.append((program, list(specs)))
+        return program
+
+    lowering.lower(
+        {"forward": [(programs[0], first), (programs[1], second)]}, hook, lambda p, s: None
+    )
+    expected = [(programs[0], first), (programs[1], second)]
+    if seen != expected:
+        return "the copy hook did not get each submodule's own compile specs"
+    return None
+
+
+def demonstrate() -> str | None:
+    return scenario(IMPLEMENTATION)

@@ -1,0 +1,54 @@
+"""Breaks: FBD-MOVE-10
+Profile: strict
+Bug: the placeholder prefix with its owner tag (pid and start time) is computed once, when the
+module is imported, so a forked child names its placeholders after its parent.
+"""
+
+from __future__ import annotations
+
+import os
+
+import reference
+from conformance.api import Implementation
+from reference.placeholders import PLACEHOLDER_PREFIX, _owner_tag
+
+from . import implementation
+from ._support import directory, make_file
+
+_PREFIX = f"{PLACEHOLDER_PREFIX}{_owner_tag()}_"
+
+
+class FileBackedData(reference.FileBackedData):
+    @staticmethod
+    def _placeholder_prefix() -> str:
+        return _PREFIX
+
+
+IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        source = make_file(os.path.join(tmp, "weights"), b"weights")
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: move, report the name and its pid, leave without clean-up
+            try:
+                blob = impl.FileBackedData.move_from(source)
+                os.write(write, f"{os.getpid()} {os.path.basename(impl.path_of(blob))}".encode())
+            finally:
+                os._exit(0)
+        os.close(write)
+        with os.fdopen(read) as f:
+            said = f.read()
+        os.waitpid(pid, 0)
+        child, name = said.split()
+        if not name.startswith(f".executorch_{child}-") and not name.startswith(
+            f".executorch_{child}_"
+        ):
+            return f"a placeholder made by child {child} is named {name}"
+        return None
+
+
+def demonstrate() -> str | None:
+    return scenario(IMPLEMENTATION)

@@ -1,0 +1,72 @@
+"""Breaks: FBD-READ-4
+Profile: strict
+Bug: the file is opened without ``O_NONBLOCK`` (still with ``O_NOFOLLOW``, then checked with
+``fstat``): when a FIFO is put at the file's name, ``prefix``/``sha256``/``to_bytes`` block in
+``open`` until a writer comes, instead of raising at once.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import threading
+
+import reference
+from conformance.api import Implementation
+from reference.location import FileChangedError, Identity, Location
+from reference.verified_reader import _VerifiedReader
+
+from . import implementation
+from ._support import directory, make_file
+
+_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC  # no O_NONBLOCK
+
+
+class BlockingLocation(Location):
+    def open_in(self, directory: int, identity: Identity) -> tuple[int, os.stat_result]:
+        fd = os.open(self.name, _FLAGS, dir_fd=directory)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != identity[:2]:
+            os.close(fd)
+            raise FileChangedError(errno.ESTALE, "the file was replaced", self.path)
+        return fd, st
+
+
+class FileBackedData(reference.FileBackedData):
+    def _open(self, directory: int | None = None) -> _VerifiedReader:
+        return _VerifiedReader(BlockingLocation(*self._location), self._identity, self._size)
+
+
+IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        path = make_file(os.path.join(tmp, "w"), b"weights")
+        blob = impl.FileBackedData(path)
+        os.unlink(path)
+        os.mkfifo(path)
+        outcome: list[object] = []
+
+        def read() -> None:
+            try:
+                outcome.append(blob.prefix(4))
+            except BaseException as exc:
+                outcome.append(exc)
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        reader.join(2)
+        if reader.is_alive():
+            fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)  # lets the blocked open return
+            os.close(fd)
+            reader.join(5)
+            return "prefix() of a blob whose file was replaced by a FIFO blocked in open"
+        if not isinstance(outcome[0], OSError):
+            return f"prefix() of a blob replaced by a FIFO gave {outcome[0]!r}"
+        return None
+
+
+def demonstrate() -> str | None:
+    return scenario(IMPLEMENTATION)

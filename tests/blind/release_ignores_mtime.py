@@ -1,0 +1,56 @@
+"""Breaks: FBD-IDENT-1
+Profile: strict
+Bug: ``close()`` decides that the path still names the owned file by ``(st_dev, st_ino)`` alone,
+so an owned file that someone rewrote in place since (a new ``st_mtime_ns``: no longer the owned
+file) is deleted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+import reference
+from conformance.api import Implementation
+from reference.ownership import _unregister
+
+from . import implementation
+from ._support import directory, make_file
+
+
+class FileBackedData(reference.FileBackedData):
+    def _close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            if self._owner and os.getpid() == self._pid:
+                with contextlib.suppress(FileNotFoundError):
+                    st = os.lstat(self._path)
+                    if (st.st_dev, st.st_ino) == self._identity[:2]:
+                        os.unlink(self._path)
+            if self._finalizer is not None:
+                self._finalizer.detach()
+            if self._owner:
+                _unregister(self._identity)
+            self._closed = True
+
+
+IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        path = make_file(os.path.join(tmp, "w"), b"weights")
+        blob = impl.FileBackedData(path, cleanup=True)
+        st = os.stat(path)
+        with open(path, "r+b") as f:
+            f.write(b"WEIGHTS")
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+        blob.close()
+        if not os.path.exists(path):
+            return "close() deleted an owned file that was rewritten in place since"
+        return None
+
+
+def demonstrate() -> str | None:
+    return scenario(IMPLEMENTATION)
