@@ -40,7 +40,9 @@ from conformance.harness.interrupts import (
     interrupting,
     open_descriptors,
     raised_by,
+    require_steps,
     scenario,
+    steps_in,
 )
 
 clause = pytest.mark.clause
@@ -466,7 +468,15 @@ class TestInterrupts:
             runs = iter(range(1 << 30))
             move = mover(impl)
             probe = _case(scratch, -1)
-            steps = count_steps(lambda: check_move(impl)(probe, move(probe), None), mode, signum)
+            own: list[int] = []
+
+            def counted(made: Case) -> FileBackedData:
+                moved, taken = steps_in(lambda: move(made))
+                own.append(taken)
+                return moved
+
+            steps = count_steps(lambda: check_move(impl)(probe, counted(probe), None), mode, signum)
+            require_steps(own[0], mode, "move_from(source)")
             done = _run_each(
                 f"move_from(source), at each of its {steps} steps",
                 _every_step(steps, mode),
@@ -492,7 +502,17 @@ class TestInterrupts:
             runs = iter(range(1 << 30))
             own = owner(impl)
             probe = _case(scratch, -1)
-            steps = count_steps(lambda: check_owning(impl)(probe, own(probe), None), mode, signum)
+            taken: list[int] = []
+
+            def counted(made: Case) -> FileBackedData:
+                owning, steps = steps_in(lambda: own(made))
+                taken.append(steps)
+                return owning
+
+            steps = count_steps(
+                lambda: check_owning(impl)(probe, counted(probe), None), mode, signum
+            )
+            require_steps(taken[0], mode, "FileBackedData(source, cleanup=True)")
             done = _run_each(
                 f"FileBackedData(source, cleanup=True), at each of its {steps} steps",
                 _every_step(steps, mode),
@@ -518,6 +538,7 @@ class TestInterrupts:
             runs = iter(range(1 << 30))
             probe = _owned(impl, scratch, -1)
             steps = count_steps(probe.blob.close, mode, signum)
+            require_steps(steps, mode, "close() of an owner made by move_from")
             check_close(probe, None, None)
             done = _run_each(
                 f"close() of an owner made by move_from, at each of its {steps} steps",
@@ -570,7 +591,7 @@ class TestInterrupts:
     ) -> None:
         """Forked at every line another thread's move_from runs, the child's move_from completes."""
         lines = _lines_of_a_move(impl, scratch)
-        assert lines > 0
+        require_steps(lines, "lines", "move_from(source) in a thread")
         failures = [
             failed
             for line in range(1, lines + 1)
