@@ -50,6 +50,7 @@ from .report import (
     make_header,
 )
 from .spec import Spec, load_spec
+from .watchdog import Watchdog
 
 __all__ = ["clause_ids"]
 
@@ -92,6 +93,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(_Reporter(config), _REPORTER_NAME)
     config.pluginmanager.register(_InterruptGuard(), "cordspec-interrupt-guard")
     config.pluginmanager.register(FrozenHeap(config), "cordspec-frozen-heap")
+    config.pluginmanager.register(Watchdog(), "cordspec-watchdog")  # a limit not to be swallowed
 
 
 class _InterruptGuard:

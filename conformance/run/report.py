@@ -91,6 +91,8 @@ FAILED_CLAUSES_PROPERTY = "cordspec_failed_clauses"
 FAILURE_PROPERTY = "cordspec_failure"
 """The ``user_properties`` name of what a failure was, said better than its exception: "hung after
 N s" (the time limit), "crashed" (the process running it died)."""
+HUNG_PREFIX = "hung after "
+"""How the failure property of a test that ran past its time limit starts."""
 CRASHED_PHASE = "???"
 """The phase of the report pytest-xdist makes for the test a dead worker was running."""
 BLOCKED_PROPERTY = "cordspec_blocked_by"
@@ -324,6 +326,8 @@ class Collector:
         clauses = _clauses(report)
         if clauses is None and report.nodeid in self._tests and report.when == CRASHED_PHASE:
             partial = self._tests[report.nodeid]
+            if partial.reason.startswith(HUNG_PREFIX):
+                return  # the watchdog ended the worker, and said so first
             partial.outcome, partial.failed_clauses = Outcome.FAILED, ()
             partial.reason = (
                 f"crashed: the process running it died ({_one_line(str(report.longrepr))})"
