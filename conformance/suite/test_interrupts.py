@@ -44,6 +44,7 @@ from conformance.harness.interrupts import (
     scenario,
     steps_in,
 )
+from conformance.harness.probes import bounded, follow_up, gave_up
 
 clause = pytest.mark.clause
 requires = pytest.mark.requires
@@ -145,6 +146,40 @@ def owner(impl: Implementation) -> Callable[[Case], FileBackedData]:
 
 def in_directory(base: Path) -> Callable[[int], Case]:
     return lambda run: _case(base, run)
+
+
+OWNING_CALL = "FileBackedData(source, cleanup=True)"
+
+
+def _follow_up_move(impl: Implementation, base: Path) -> None:
+    """A move_from and close() of a file of its own: what a follow-up probe runs."""
+    directory = base / "follow-up"
+    directory.mkdir(exist_ok=True)
+    source = directory / "other.bin"
+    source.write_bytes(DATA)
+    impl.FileBackedData.move_from(str(source)).close()
+
+
+def followed(
+    check: Callable[[S, object, BaseException | None], None],
+    impl: Implementation,
+    base: Path,
+    what: str,
+) -> Callable[[S, object, BaseException | None], None]:
+    """``check``, then a follow-up move_from and close() in another thread, which must finish:
+    an interrupt that left a lock the implementation takes held fails FBD-INTR-1 there, however
+    complete the interrupted call's own outcome looks."""
+
+    def checked(state: S, result: object, error: BaseException | None) -> None:
+        check(state, result, error)
+        ended = f"raised {type(error).__name__}" if error is not None else "completed"
+        follow_up(
+            lambda: _follow_up_move(impl, base),
+            f"an interrupted run of {what} (it {ended})",
+            "FBD-INTR-1",
+        )
+
+    return checked
 
 
 def close_it(owned: Owned) -> None:
@@ -364,7 +399,11 @@ def _fork_during_move(impl: Implementation, base: Path, line: int, timeout: floa
     paused = _Paused(impl, directory / "parent.bin", line)
     paused.thread.start()
     try:
-        paused.reached.wait(30)
+        if not paused.reached.wait(30):
+            gave_up(
+                f"a move_from in a thread of its own had not reached its line {line} after 30 s "
+                f"(it ran {paused.count}): waited for it to fork while it was paused there"
+            )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # fork of a threaded process
             pid = os.fork()
@@ -398,6 +437,11 @@ def _fork_during_move(impl: Implementation, base: Path, line: int, timeout: floa
     finally:
         paused.release.set()
         paused.thread.join(30)
+        if paused.thread.is_alive():
+            gave_up(
+                f"a move_from in a thread of its own, released at its line {line}, had not "
+                "finished after 30 s: waited for it to close what it took"
+            )
         for blob in paused.result:
             blob.close()
         shutil.rmtree(directory)
@@ -408,9 +452,13 @@ def _lines_of_a_move(impl: Implementation, base: Path) -> int:
     source = base / "probe.bin"
     source.write_bytes(DATA)
     probe = _Paused(impl, source, 0)
-    probe.thread.start()
-    probe.thread.join(30)
-    probe.result.pop().close()
+    bounded(
+        lambda: probe._run(impl, source),
+        "move_from(source) in a thread of its own, traced line by line",
+        "to count the lines of a move_from, at each of which a fork is then made",
+        30,
+    )
+    probe.result.pop().close()  # _run appended what move_from returned, or bounded raised
     return probe.count
 
 
@@ -483,7 +531,7 @@ class TestInterrupts:
                 mode,
                 lambda: _case(scratch, next(runs)),
                 move,
-                check_move(impl),
+                followed(check_move(impl), impl, scratch, "move_from(source)"),
                 signum,
             )
             assert done > steps
@@ -519,7 +567,7 @@ class TestInterrupts:
                 mode,
                 lambda: _case(scratch, next(runs)),
                 own,
-                check_owning(impl),
+                followed(check_owning(impl), impl, scratch, OWNING_CALL),
                 signum,
             )
             assert done > steps
@@ -546,7 +594,7 @@ class TestInterrupts:
                 mode,
                 lambda: _owned(impl, scratch, next(runs)),
                 close_it,
-                check_close,
+                followed(check_close, impl, scratch, "close()"),
                 signum,
             )
             assert done > steps
@@ -613,7 +661,7 @@ class TestInterrupts:
                     runs // 2,
                     in_directory(scratch / mode),
                     mover(impl),
-                    check_move(impl),
+                    followed(check_move(impl), impl, scratch, "move_from(source)"),
                     seed=1,
                     mode=mode,
                     what="move_from(source)",
@@ -642,7 +690,12 @@ class TestInterrupts:
                         runs // 2,
                         in_directory(base),
                         owner(impl),
-                        check_owning(impl),
+                        followed(
+                            check_owning(impl),
+                            impl,
+                            scratch,
+                            "FileBackedData(source, cleanup=True)",
+                        ),
                         seed=2,
                         mode=mode,
                         what="FileBackedData(source, cleanup=True)",
@@ -652,7 +705,7 @@ class TestInterrupts:
                         runs // 2,
                         functools.partial(_owned, impl, base),
                         close_it,
-                        check_close,
+                        followed(check_close, impl, scratch, "close()"),
                         seed=3,
                         mode=mode,
                         what="close() of an owner made by move_from",
