@@ -15,7 +15,7 @@ from conformance.harness import syscall_faults
 from conformance.harness.checks import ClauseFailure
 from conformance.harness.observe import UNOBSERVED_PREFIX
 from conformance.harness.syscall_faults import scenario_calls
-from conformance.harness.syscall_scenarios import CLOSE, MOVE, Scenario, run_below_python
+from conformance.harness.syscall_scenarios import CLOSE, MOVE, Scenario, reading, run_below_python
 
 needs_strace = pytest.mark.skipif(
     syscall_faults.unavailable() is not None, reason=str(syscall_faults.unavailable())
@@ -43,6 +43,24 @@ def test_the_reference_survives_each_faulted_system_call(
     said = capsys.readouterr().out
     assert f"{len(calls)} system calls faulted" in said, said
     assert seconds < PER_FAULT * len(calls), f"{len(calls)} faulted runs took {seconds:.1f} s"
+
+
+@needs_strace
+@pytest.mark.parametrize(
+    "method",
+    ["prefix", "sha256", "to_bytes", "write-file", "write-bytesio", "cord-write-bytesio"],
+)
+def test_the_reference_survives_each_faulted_read_and_write(method: str, tmp_path: Path) -> None:
+    run_below_python(load_implementation("reference"), reading(method), tmp_path, "x", after=False)
+
+
+@needs_strace
+def test_a_read_that_hides_a_fault_is_judged_below_python(tmp_path: Path) -> None:
+    """A port whose to_bytes() reads through posix and answers empty on any error."""
+    impl = load_implementation("tests.impls.read_unseen_error_swallowed:IMPLEMENTATION")
+    with pytest.raises(ClauseFailure) as failed:
+        run_below_python(impl, reading("to_bytes"), tmp_path, "(forced)", after=False)
+    assert failed.value.clauses == ("FBD-READ-2",), failed.value
 
 
 @needs_strace

@@ -17,7 +17,7 @@ from .checks import check
 from .observe import unobserved
 from .syscall_faults import SyscallRun, can_fault_syscalls, each_syscall_fault, syscall_script
 
-__all__ = ["CLOSE", "MOVE", "Scenario", "run_below_python"]
+__all__ = ["CLOSE", "MOVE", "Scenario", "reading", "run_below_python"]
 
 _DATA = r"""
 import json, random
@@ -90,6 +90,96 @@ if error is not None:
     said("exists_after_retry", os.path.exists(path))
 said("done", 1)
 """
+
+
+_READ = r"""
+import hashlib, io
+path = os.path.join(directory, "blob.bin")
+with open(path, "wb") as f:
+    f.write(DATA)
+blob = impl.FileBackedData(path)
+cord = method.startswith("cord-")
+want = {"prefix": DATA[:40000], "sha256": hashlib.sha256(DATA).digest()}.get(method, DATA)
+if cord:
+    want = b"<" + DATA + b">"
+
+
+def sink():
+    if method.endswith("file"):
+        return open(os.path.join(directory, "out.bin"), "wb")
+    return io.BytesIO()
+
+
+def call(into):
+    if method == "prefix":
+        return blob.prefix(40000)
+    if method in ("sha256", "to_bytes"):
+        return getattr(blob, method)()
+    source = blob
+    if cord:
+        source = impl.Cord(b"<")
+        source.append(blob)
+        source.append(b">")
+    source.write_to_file(into)
+    if isinstance(into, io.BytesIO):
+        return into.getvalue()
+    into.close()
+    with open(into.name, "rb") as f:
+        return f.read()
+
+
+first = sink()
+got = None
+begin()
+try:
+    got = call(first)
+except OSError as exc:
+    error = exc
+finally:
+    end()
+said("error", repr(error) if error is not None else "")
+said("errno", getattr(error, "errno", ""))
+said("right", error is None and got == want)
+try:
+    said("again", call(sink()) == want)
+except Exception as again:
+    said("again", repr(again))
+said("done", 1)
+"""
+
+READ_CLAUSES = {"prefix": "FBD-READ-1", "sha256": "FBD-HASH-1", "to_bytes": "FBD-READ-2"}
+"""The clause a read's wrong answer fails; a write's is FBD-WRITE-1 (a Cord's CORD-WRITE-1)."""
+
+
+def _check_read(method: str) -> Callable[[SyscallRun], None]:
+    answer = READ_CLAUSES.get(
+        method, "CORD-WRITE-1" if method.startswith("cord-") else "FBD-WRITE-1"
+    )
+
+    def check_run(run: SyscallRun) -> None:
+        fault = f"EIO injected into {run.fault}"
+        if run.value("error"):
+            check(
+                run.value("errno") == str(errno.EIO),
+                f"{method} raised {run.value('error')} for the {fault}",
+                "FBD-FAULT-1",
+            )
+        else:
+            check(run.value("right") == "True", f"{method} with the {fault} answered wrong", answer)
+        check(
+            run.value("again") == "True",
+            f"after the {fault}, {method} no longer answers right ({run.value('again')})",
+            "FBD-FAULT-1",
+        )
+
+    return check_run
+
+
+def reading(method: str) -> Scenario:
+    """A read (``prefix``, ``sha256``, ``to_bytes``) or a write (``write-file``,
+    ``write-bytesio``, ``cord-write-file``, ``cord-write-bytesio``) of a borrowed blob."""
+    body = f"method = {method!r}\n" + _READ
+    return Scenario(method, syscall_script(_DATA + body), _check_read(method))
 
 
 def _check_move(run: SyscallRun) -> None:
