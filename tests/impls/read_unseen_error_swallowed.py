@@ -1,6 +1,6 @@
-"""A port whose ``to_bytes()`` (the reference otherwise) reads the file through ``posix`` (out of reach of a hook on ``os``), checked to
-be the recorded file as the reference checks it, and answers ``b""`` when a read fails, as if the
-file were empty: the caller gets wrong bytes and no error. Only
+"""A port whose ``to_bytes()`` (the reference otherwise) reads the file through ``posix`` (out of
+reach of a hook on ``os``), checked to be the recorded file as the reference checks it, and answers
+``b""`` when a read fails, as if the file were empty: the caller gets wrong bytes and no error. Only
 a fault below Python (a system call failed in a child under strace) reaches that read. Not a mutant
 of ``tests/mutants``: reading by path with no descriptor of the directory, it breaks more than
 FBD-READ-2 (links, changed files); ``tests/test_syscall_faults.py`` judges its to_bytes alone.
@@ -14,7 +14,6 @@ import posix
 import reference
 from reference import location
 from reference.location import FileChangedError, identity_of
-
 from tests.mutants import implementation
 
 
