@@ -10,12 +10,13 @@ fault: see :func:`each_syscall_fault`), so the suite uses it where the Python ho
 calls a scenario must make.
 
 A scenario is the body of a child script (:func:`syscall_script`) that loads the implementation by
-name (already imported in the warm parent), waits until strace is attached, prepares what it needs, calls ``begin()``, runs the operation, calls ``end()`` and prints
-``name=value`` lines of what it found. ``begin()`` and ``end()`` make a system call with a marker
-path (``access``), so that a first, counting run under ``strace`` tells the calls of the operation
-from those of its preparation; each faulted run then fails the ``N``-th call of one system call in
-the scenario's thread (strace counts invocations per thread and per system call). Only a
-fault *before* a call can be injected this way: strace replaces the call, which never runs.
+name (already imported in the warm parent), waits until strace is attached, prepares what it
+needs, calls ``begin()``, runs the operation, calls ``end()`` and prints ``name=value`` lines of
+what it found. ``begin()`` and ``end()`` make a system call with a marker path (``access``), so
+that a first, counting run under ``strace`` tells the calls of the operation from those of its
+preparation; each faulted run then fails the ``N``-th call of one system call in the scenario's
+thread (strace counts invocations per thread and per system call). Only a fault *before* a call
+can be injected this way: strace replaces the call, which never runs.
 """
 
 from __future__ import annotations
