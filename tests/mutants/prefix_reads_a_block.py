@@ -15,7 +15,11 @@ from . import implementation
 
 class FileBackedData(reference.FileBackedData):
     def prefix(self, size: int) -> bytes:
-        super().prefix(0)  # the reference's checks of size, of a closed object, of the file
+        if isinstance(size, bool) or not isinstance(size, int):  # the reference's checks
+            raise TypeError(f"size must be int, not {type(size).__name__}: {size!r}")
+        if size < 0:
+            raise ValueError(f"size must be >= 0, got {size}")
+        super().prefix(0)  # and its checks of a closed object and of the file
         with open(self._path, "rb") as f:  # buffered: its first read is one st_blksize
             return f.read(min(size, self._size))
 
