@@ -12,6 +12,7 @@ import re
 import shlex
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -749,6 +750,29 @@ def test_a_port_that_hangs_or_crashes_gets_a_verdict(impl: str, why: str, tmp_pa
     assert write["status"] == "failed" and why in write["reason"], write
     assert clauses["CORD-INIT-1"]["status"] in ("passed", "failed"), clauses["CORD-INIT-1"]
     assert "DOES NOT CONFORM" in run.json("r.json")["verdicts"]["core"]["verdict"]
+
+
+SWALLOWED_SELECTION = "test_order_into_a_real_file or test_from_cord_is_a_snapshot"
+
+
+@pytest.mark.meta  # about 30 s: each hung test holds a worker for its limit and the grace
+def test_a_port_that_swallows_the_time_limit_gets_a_verdict_in_time(tmp_path: Path) -> None:
+    """Its write waits on its own lock and swallows every exception, the time limit's included:
+    the watchdog ends the worker, the write's clause fails as hung (not as the implementation's
+    own give-up after a minute), and the run ends well before a minute per hung test."""
+    started = time.monotonic()
+    run = cordspec(
+        "run", "--impl", "tests.impls.deadlocks_swallowing", "--timeout", "2",
+        "--report", "r.json", "--", "-k", SWALLOWED_SELECTION,
+        cwd=tmp_path,
+    )  # fmt: skip
+    took = time.monotonic() - started
+    assert run.code == 1, run.why()
+    clauses = {c["id"]: c for c in run.json("r.json")["clauses"]}
+    write = clauses["CORD-WRITE-1"]
+    assert write["status"] == "failed" and "hung after 2 s" in write["reason"], write
+    assert "gave up" not in run.out, run.why()
+    assert took < 55, f"the verdict took {took:.0f} s"
 
 
 def test_a_one_bug_port_gets_a_short_console_that_says_why(tmp_path: Path) -> None:

@@ -169,6 +169,20 @@ def test_clause_status_reasons() -> None:
     assert clause_status([]) == (Status.UNTESTED, "")
 
 
+def test_a_test_that_saw_nothing_credits_nothing() -> None:
+    """A test the implementation was out of sight of (``conformance.harness.observe``) leaves its
+    clauses untested, although another test passed them; a failure still fails them."""
+    unseen = result(S, "A-1", reason="unobserved: no os.replace seen", nodeid="t::faults")
+    assert clause_status([result(P, "A-1"), unseen]) == (
+        Status.UNTESTED,
+        "t::faults: unobserved: no os.replace seen",
+    )
+    assert clause_status([result(F, "A-1"), unseen])[0] is Status.FAILED
+    assert clause_status([result(P, "A-1"), result(S, "A-1", reason="other")])[0] is Status.PASSED
+    rep = report("core", result(P, "A-1", "A-2", "A-3", "A-4"), unseen)
+    assert statuses(rep)["A-1"] == "untested" and rep.verdict.kind is Kind.DOES_NOT_CONFORM
+
+
 def test_clause_results_cover_the_profile_in_document_order() -> None:
     core = clause_results(SPEC, "core", [result(P, "A-1", "B-1", "A-1")])
     assert [c.clause.id for c in core] == ["A-1", "A-2", "A-3", "A-4"]

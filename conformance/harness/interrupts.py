@@ -35,6 +35,7 @@ from types import FrameType
 from typing import Any, Literal, TypeVar
 
 from .. import environment
+from .observe import unobserved
 
 __all__ = [
     "LONG_CAMPAIGN_ENV",
@@ -50,9 +51,11 @@ __all__ = [
     "interrupting",
     "open_descriptors",
     "raised_by",
+    "require_steps",
     "scenario",
     "sigint_handler",
     "sigterm_handler",
+    "steps_in",
 ]
 
 T = TypeVar("T")
@@ -171,6 +174,33 @@ def scenario(interrupter: Interrupter, mode: Mode) -> str:
     )
 
 
+_active: list[Interrupter] = []
+"""The interrupters installed, innermost last."""
+
+
+def steps_in(call: Callable[[], T]) -> tuple[T, int]:
+    """``call()``'s result and how many steps it took under the innermost :func:`interrupting`
+    block (0 outside one): the implementation's own steps, apart from a check's around them."""
+    counter = _active[-1] if _active else None
+    before = counter.step if counter is not None else 0
+    result = call()
+    return result, (counter.step - before if counter is not None else 0)
+
+
+def require_steps(steps: int, mode: Mode, what: str) -> None:
+    """End the test as unobserved when ``what`` took no step the harness could interrupt: in
+    ``calls`` mode no call of ``os.<name>`` or ``open`` looked up at call time, in ``lines`` mode
+    no line of Python (native code, or calls bound by name, are out of the hooks' sight)."""
+    if steps:
+        return
+    unit = (
+        "call of os.<name> or open() the harness could see"
+        if mode == "calls"
+        else "line of Python the harness could trace"
+    )
+    unobserved(f"{what} made no {unit}, so no interrupt could be injected into it")
+
+
 @contextlib.contextmanager
 def interrupting(
     steps: Collection[int] = (), mode: Mode = "calls", signum: int = signal.SIGINT
@@ -203,8 +233,11 @@ def interrupting(
             setattr(owner, name, interrupter.wrap(real, label))  # type: ignore[arg-type]  # a callable
         if mode == "lines":
             sys.settrace(trace)
+        _active.append(interrupter)
         yield interrupter
     finally:
+        if _active and _active[-1] is interrupter:
+            _active.pop()
         if mode == "lines":
             sys.settrace(tracing)  # only then: a coverage tracer put back by hand would stop
         for owner, name, real in saved:
@@ -285,6 +318,7 @@ def campaign(
         probed = call(probe)
     check(probe, probed, None)  # uninterrupted, it must complete, and the check cleans it up
     steps = counter.step
+    require_steps(steps, mode, what)
     interrupted = 0
     started = time.perf_counter()
     for run in range(runs):

@@ -13,6 +13,8 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .observe import unobserved
+
 __all__ = ["Identity", "inode_held", "inode_reuse"]
 
 Identity = tuple[int, int]
@@ -51,13 +53,16 @@ def inode_reuse(old: Identity, new: Identity) -> Iterator[list[int]]:
     if not os.path.isdir("/proc/self/fd"):
         raise RuntimeError("inode reuse is simulated from /proc/self/fd, which is not here")
     reported: list[int] = []
+    looked: list[int] = []
 
     def forged(real: Callable[..., os.stat_result]) -> Callable[..., object]:
         def stat(*args: Any, **kwargs: Any) -> object:
             st = real(*args, **kwargs)
-            if (st.st_dev, st.st_ino) == new and old[0] == new[0] and not inode_held(old):
-                reported.append(1)
-                return _Reused(st, old[1])
+            if (st.st_dev, st.st_ino) == new:
+                looked.append(1)
+                if old[0] == new[0] and not inode_held(old):
+                    reported.append(1)
+                    return _Reused(st, old[1])
             return st
 
         return stat
@@ -68,3 +73,10 @@ def inode_reuse(old: Identity, new: Identity) -> Iterator[list[int]]:
         yield reported
     finally:
         os.stat, os.lstat, os.fstat = saved
+    if not looked and not inode_held(old):
+        # neither looked at the new file where the harness could see it, nor holds the old
+        # inode (which then could not have been reused): the reuse was never shown to it
+        unobserved(
+            "the implementation made no os.stat/os.lstat/os.fstat of the new file the harness "
+            "could see, so the reused inode number was never shown to it"
+        )

@@ -20,9 +20,11 @@ Rules, for the clauses of the chosen profile:
   is *blocked*: the failure counts against those clauses, and the test's own clauses are
   *untested* (it cannot say whether they hold), however their other tests did;
 - otherwise a clause is *failed* if any of its tests failed it, else *expected deviation* if any
-  xfailed, else *passed* if any passed, else *not applicable* if all its tests were, else
-  *untested* if one was skipped or stopped at a failure, else *masked* if one stopped at a
-  declared deviation of another clause (it relies on it, or names it too), else *untested*;
+  xfailed, else *untested* if one could not see the implementation (a skip reason starting
+  "unobserved: ", :mod:`conformance.harness.observe`), else *passed* if any passed, else *not
+  applicable* if all its tests were, else *untested* if one was skipped or stopped at a failure,
+  else *masked* if one stopped at a declared deviation of another clause (it relies on it, or
+  names it too), else *untested*;
 - only MUST and MUST NOT clauses decide a verdict and are counted in it; SHOULD and MAY clauses
   show their status and nothing else;
 - a run narrowed with ``-k``, ``-m`` or ``--deselect`` is *partial*: a clause none of whose tests
@@ -47,6 +49,7 @@ from typing import Any
 import pytest
 
 from ..api import Capability, Implementation, without
+from ..harness.observe import UNOBSERVED_PREFIX
 from .spec import Clause, Profile, Spec, profiles_within
 
 __all__ = [
@@ -88,6 +91,8 @@ FAILED_CLAUSES_PROPERTY = "cordspec_failed_clauses"
 FAILURE_PROPERTY = "cordspec_failure"
 """The ``user_properties`` name of what a failure was, said better than its exception: "hung after
 N s" (the time limit), "crashed" (the process running it died)."""
+HUNG_PREFIX = "hung after "
+"""How the failure property of a test that ran past its time limit starts."""
 CRASHED_PHASE = "???"
 """The phase of the report pytest-xdist makes for the test a dead worker was running."""
 BLOCKED_PROPERTY = "cordspec_blocked_by"
@@ -321,6 +326,8 @@ class Collector:
         clauses = _clauses(report)
         if clauses is None and report.nodeid in self._tests and report.when == CRASHED_PHASE:
             partial = self._tests[report.nodeid]
+            if partial.reason.startswith(HUNG_PREFIX):
+                return  # the watchdog ended the worker, and said so first
             partial.outcome, partial.failed_clauses = Outcome.FAILED, ()
             partial.reason = (
                 f"crashed: the process running it died ({_one_line(str(report.longrepr))})"
@@ -474,6 +481,9 @@ def clause_status(tests: Sequence[Result], clause: str | None = None) -> tuple[S
     )
     if deviation is not None:
         return Status.DEVIATION, deviation.reason
+    unseen = _unobserved(tests)
+    if unseen is not None:  # no credit for what a test could not see, whatever others did
+        return Status.UNTESTED, f"{unseen.nodeid}: {unseen.reason}"
     if first(Outcome.PASSED):
         return Status.PASSED, ""
     if tests and all(t.outcome is Outcome.NOT_APPLICABLE for t in tests):
@@ -492,6 +502,19 @@ def clause_status(tests: Sequence[Result], clause: str | None = None) -> tuple[S
         how = "relies on declared" if relied else "stopped at an expected deviation of"
         return Status.MASKED, f"{other.nodeid} {how} {', '.join(other.failed_clauses)}"
     return Status.UNTESTED, ""
+
+
+def _unobserved(tests: Sequence[Result]) -> Result | None:
+    """The first test that could not see the implementation do what it checks (its skip reason
+    starts ``UNOBSERVED_PREFIX``: :mod:`conformance.harness.observe`), if any."""
+    return next(
+        (
+            t
+            for t in tests
+            if t.outcome is Outcome.SKIPPED and t.reason.startswith(UNOBSERVED_PREFIX)
+        ),
+        None,
+    )
 
 
 def clause_results(

@@ -46,6 +46,7 @@ from .report import (
     RELIES_ON_PROPERTY,
 )
 from .spec import Spec, load_spec
+from .watchdog import Watchdog
 
 __all__ = ["clause_ids", "deviations_of", "in_suite", "judged", "spec_of"]
 
@@ -84,6 +85,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.pluginmanager.register(_InterruptGuard(), "cordspec-interrupt-guard")
     config.pluginmanager.register(FrozenHeap(config), "cordspec-frozen-heap")
+    config.pluginmanager.register(Watchdog(), "cordspec-watchdog")  # a limit not to be swallowed
     if is_cordspec_run(config) and not hasattr(config, "workerinput"):
         _check_loads(config)
 

