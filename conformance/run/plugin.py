@@ -29,6 +29,7 @@ from .deviations import (
     builtin_deviations_path,
     declared_clauses,
     read_deviations,
+    reason_clauses,
     suite_test_names,
     unmatched,
 )
@@ -36,6 +37,7 @@ from .options import add_run_options, time_limit
 from .report import (
     BLOCKED_PROPERTY,
     CLAUSES_PROPERTY,
+    DECLARES_PROPERTY,
     DEVIATION_PREFIX,
     FAILED_CLAUSES_PROPERTY,
     FAILURE_PROPERTY,
@@ -218,6 +220,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if known:
             reason = "; ".join(f"{d.target}: {d.reason}" for d in known)
             item.add_marker(pytest.mark.xfail(strict=True, reason=f"{DEVIATION_PREFIX}{reason}"))
+            about = dict.fromkeys(c for d in known for c in reason_clauses(d.reason))
+            if about:  # the clauses the lines say it deviates in: the report checks them
+                item.user_properties.append((DECLARES_PROPERTY, " ".join(about)))
         keep.append(item)
     chosen = set(config.getoption("cordspec_clause") or ())
     unknown = sorted(chosen - set(spec.clauses))

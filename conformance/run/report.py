@@ -52,6 +52,7 @@ from .spec import Clause, Profile, Spec, profiles_within
 __all__ = [
     "BLOCKED_PROPERTY",
     "CLAUSES_PROPERTY",
+    "DECLARES_PROPERTY",
     "DEVIATION_PREFIX",
     "FAILED_CLAUSES_PROPERTY",
     "FAILURE_PROPERTY",
@@ -93,6 +94,9 @@ CRASHED_PHASE = "???"
 BLOCKED_PROPERTY = "cordspec_blocked_by"
 """The ``user_properties`` name of the declared clauses a test relies on and which its expected
 deviation counts against (its failure named no clause)."""
+DECLARES_PROPERTY = "cordspec_declares"
+"""The ``user_properties`` name of the clause ids a test line's reason starts with: the clauses the
+deviations file says the test deviates in."""
 RELIES_ON_PROPERTY = "cordspec_relies_on"
 """The ``user_properties`` name of the clause ids a test relies on (its ``relies_on`` markers)."""
 DEVIATION_PREFIX = "known deviation: "
@@ -179,6 +183,8 @@ class Result:
     message: str = field(default="", compare=False)
     """A failure's whole message (what was expected, what happened, the scenario), for the
     console's account of why a clause failed; ``reason`` is its first line."""
+    declares: tuple[str, ...] = ()
+    """For a test a test line declares: the clauses the line's reason says it deviates in."""
 
     def fails(self, clause: str) -> bool:
         """Whether this result fails ``clause``."""
@@ -303,6 +309,7 @@ class _Partial:
     failed_clauses: tuple[str, ...] = ()
     relies_on: tuple[str, ...] = ()
     blocked_by: tuple[str, ...] = ()
+    declares: tuple[str, ...] = ()
 
 
 class Collector:
@@ -330,7 +337,12 @@ class Collector:
         if clauses is None:
             return
         partial = self._tests.setdefault(
-            report.nodeid, _Partial(clauses, relies_on=_clauses(report, RELIES_ON_PROPERTY) or ())
+            report.nodeid,
+            _Partial(
+                clauses,
+                relies_on=_clauses(report, RELIES_ON_PROPERTY) or (),
+                declares=_clauses(report, DECLARES_PROPERTY) or (),
+            ),
         )
         implied = _outcome(report)
         if implied is None or partial.outcome is Outcome.FAILED:
@@ -342,6 +354,8 @@ class Collector:
             if implied[0] in (Outcome.FAILED, Outcome.DEVIATION):
                 partial.failed_clauses = _clauses(report, FAILED_CLAUSES_PROPERTY) or ()
                 partial.blocked_by = _clauses(report, BLOCKED_PROPERTY) or ()
+            if implied[0] is Outcome.DEVIATION and not partial.failed_clauses:
+                partial.failed_clauses = partial.declares  # a test line's, by its reason
 
     @property
     def active(self) -> bool:
@@ -361,6 +375,7 @@ class Collector:
                 p.relies_on,
                 p.blocked_by,
                 p.message,
+                p.declares,
             )
             for nodeid, p in sorted(self._tests.items())
         ]
@@ -518,6 +533,11 @@ def clause_results(
         for clause_id in dict.fromkeys((*result.clauses, *result.failed_clauses)):
             if clause_id in by_clause:
                 by_clause[clause_id].append(result)
+    by_line: dict[str, Result] = {}  # clause: the first deviation a test line declares of it
+    for result in results:
+        if result.outcome is Outcome.DEVIATION:
+            for clause_id in result.declares:
+                by_line.setdefault(clause_id, result)
     out = []
     for clause in clauses:
         tests = tuple(by_clause[clause.id])
@@ -532,14 +552,41 @@ def clause_results(
             status, reason = Status.NOT_RUN, "no test of it was selected"
         else:
             status, reason = clause_status(tests, clause.id)
-            if status is Status.PASSED and clause.id in declared:
-                status = Status.DEVIATION_FIXED
-                reason = (
-                    f"declared as a deviation ({declared[clause.id]}), yet no check of it failed: "
-                    "remove its line from the deviations file"
-                )
+            status, reason = _declaration_checked(clause.id, status, reason, declared, by_line)
         out.append(ClauseResult(clause, status, reason, tests))
     return out
+
+
+def _declaration_checked(
+    clause: str,
+    status: Status,
+    reason: str,
+    declared: Mapping[str, str],
+    by_line: Mapping[str, Result],
+) -> tuple[Status, str]:
+    """A clause's status and reason, held against what the deviations file declares of it: a
+    declared clause none of whose checks failed (its tests passed, or stopped at another
+    clause's check) is a *deviation fixed*, whether a clause line or a test line's reason
+    declared it; a clause line's deviation gives that line's reason."""
+    if status is Status.DEVIATION and clause in declared:
+        return status, f"{clause}: {declared[clause]}"
+    if status not in (Status.PASSED, Status.MASKED):
+        return status, reason
+    how = "" if status is Status.PASSED else f" (its tests stopped at another's check: {reason})"
+    if clause in declared:
+        return Status.DEVIATION_FIXED, (
+            f"declared as a deviation ({declared[clause]}), yet no check of it failed{how}: "
+            "remove its line from the deviations file"
+        )
+    line = by_line.get(clause)
+    if line is not None:
+        test = line.nodeid.rpartition("::")[2].partition("[")[0]
+        counts = ", ".join(line.failed_clauses) or "no clause"
+        return Status.DEVIATION_FIXED, (
+            f"{test}'s line declares it ({line.reason}), yet the check that failed is "
+            f"{counts}'s and no check of it failed{how}: correct the line's clauses"
+        )
+    return status, reason
 
 
 class Kind(str, enum.Enum):
