@@ -474,8 +474,18 @@ def _over_run(pytester: pytest.Pytester, deviations: str) -> tuple[int, dict[str
     pytester.makepyfile(test_fake=OVER_SUITE)
     (pytester.path / "dev.txt").write_text(deviations, encoding="utf-8")
     result = pytester.runpytest(
-        "-p", "no:cacheprovider", "-p", "no:benchmark", "--cordspec-deviations", "dev.txt",
-        "--cordspec-report", "r.json", "--cordspec-profile", "core", "-k", "test_",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:benchmark",
+        "--cordspec-deviations",
+        "dev.txt",
+        "--cordspec-report",
+        "r.json",
+        "--cordspec-profile",
+        "core",
+        "-k",
+        "test_",
     )  # fmt: skip  (a partial run: the other clauses are not run, not untested)
     data = json.loads((pytester.path / "r.json").read_text("utf-8"))
     return result.ret, {c["id"]: [c["status"], c["reason"]] for c in data["clauses"]}
@@ -525,3 +535,61 @@ def test_an_over_declared_clause_reads_deviation_fixed(pytester: pytest.Pytester
 )
 def test_reason_clauses(reason: str, clauses: tuple[str, ...]) -> None:
     assert reason_clauses(reason) == clauses
+
+
+# --- a declared case the run leaves out is not run, never unmatched ------------------------------
+
+CASE_SUITE = """
+import pytest
+
+
+@pytest.mark.parametrize(
+    "n",
+    [
+        pytest.param(1, marks=pytest.mark.clause("CORD-WRITE-1"), id="core"),
+        pytest.param(2, marks=pytest.mark.clause("FBD-INIT-5"), id="strict"),
+    ],
+)
+def test_case(n):
+    assert n == 1
+"""
+
+
+def _case_run(
+    pytester: pytest.Pytester, deviations: str, *args: str
+) -> tuple[pytest.RunResult, str]:
+    pytester.makepyfile(test_fake=CASE_SUITE)
+    (pytester.path / "dev.txt").write_text(deviations, encoding="utf-8")
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "no:benchmark", "--cordspec-deviations", "dev.txt", *args,
+    )  # fmt: skip
+    return result, result.stdout.str() + result.stderr.str()
+
+
+@pytest.mark.parametrize("parallel", [(), ("-p", "xdist", "-n", "2")], ids=["serial", "xdist"])
+@pytest.mark.parametrize(
+    "selection",
+    [("--cordspec-profile", "core"), ("-k", "core"), ("--cordspec-clause", "CORD-WRITE-1")],
+    ids=["profile", "keyword", "clause"],
+)
+def test_a_declared_case_the_run_leaves_out_is_not_an_error(
+    pytester: pytest.Pytester, selection: tuple[str, ...], parallel: tuple[str, ...]
+) -> None:
+    result, out = _case_run(
+        pytester, "test_case[strict]  FBD-INIT-5: fails here\n", *selection, *parallel
+    )
+    assert "match nothing" not in out, out
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), out
+    assert "1 passed" in out, out
+
+
+@pytest.mark.parametrize("parallel", [(), ("-p", "xdist", "-n", "2")], ids=["serial", "xdist"])
+def test_a_case_that_does_not_exist_stops_the_run(
+    pytester: pytest.Pytester, parallel: tuple[str, ...]
+) -> None:
+    result, out = _case_run(
+        pytester, "test_case[other]  FBD-INIT-5: no such case\n", "-k", "core", *parallel
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, out
+    assert "'test_case[other]': test_case has no such case" in out, out
+    assert "passed" not in out, out

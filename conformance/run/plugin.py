@@ -63,6 +63,9 @@ _REPORTER_NAME = "cordspec-reporter"
 _LOADED_KEY = pytest.StashKey[Implementation]()
 _HUNG = re.compile(r"^Timeout \(>([0-9.]+)s\) from pytest-timeout")
 """pytest-timeout's message for a test that ran past its limit."""
+_UNMATCHED_OUTPUT = "cordspec_unmatched"
+"""The ``workeroutput`` key under which an xdist worker hands on the deviations that match nothing
+of what it collected."""
 _IMPLEMENTATION_PROPERTY = "cordspec_implementation"
 """The ``user_properties`` name under which a test records the implementation its ``impl`` ran."""
 
@@ -156,15 +159,16 @@ def _deviations(config: pytest.Config) -> dict[str, Deviation]:
     return config.stash[_DEVIATIONS_KEY]
 
 
-def _check_targets(config: pytest.Config, names: list[tuple[str, str]]) -> None:
+def _check_targets(config: pytest.Config, names: list[tuple[str, str]], cases: bool = True) -> None:
     """Stop the run with a usage error when a deviation matches nothing: no clause, no test
-    function, or no case among the collected ones (``names``: each item's function and node
-    name)."""
+    function, or (with ``cases``) no case among the collected ones (``names``: each item's
+    function and node name)."""
     deviations = _deviations(config)
     if not deviations:  # nothing to match: the suite's source need not be parsed
         return
     tests = suite_test_names(_SUITE) | {function for function, _ in names}
-    problems = unmatched(deviations, _spec(config).clauses, tests, (n for _, n in names))
+    collected = (n for _, n in names) if cases else ()
+    problems = unmatched(deviations, _spec(config).clauses, tests, collected)
     if problems:
         raise pytest.UsageError("deviations that match nothing:\n" + "\n".join(problems))
 
@@ -184,9 +188,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     spec = _spec(config)
     profile = config.getoption("cordspec_profile")
     deviations = _deviations(config)
-    if not hasattr(config, "workerinput"):  # an xdist worker's controller checks them instead
-        names = [(getattr(i, "originalname", i.name), i.name) for i in items]
+    # Every process checks what it collected, before the profile, --clause, -k or -m leave any
+    # of it out: a case those leave out is not run, never unmatched.
+    names = [(getattr(i, "originalname", i.name), i.name) for i in items]
+    try:
         _check_targets(config, names)
+    except pytest.UsageError as exc:
+        if not hasattr(config, "workeroutput"):
+            raise
+        # An xdist worker's usage error is an internal error of its controller: the worker runs
+        # nothing and hands the problems on, and the controller stops with them.
+        config.workeroutput[_UNMATCHED_OUTPUT] = str(exc)
+        config.hook.pytest_deselected(items=list(items))
+        items[:] = []
+        return
     keep: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
     timeout = time_limit(
@@ -446,14 +461,21 @@ class _Reporter:
     def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
         """Under pytest-xdist, where the workers collect: check the deviations' targets against
         what a worker collected, here, where a usage error stops the run cleanly."""
-        if self.checked:
+        if self.checked or not ids:  # a worker that collected nothing says why itself
             return
         self.checked = True
         names = [nodeid.rpartition("::")[2] for nodeid in ids]
-        try:
-            _check_targets(self.config, [(n.partition("[")[0], n) for n in names])
+        try:  # the cases a worker kept are not all it collected: the worker checked those
+            _check_targets(self.config, [(n.partition("[")[0], n) for n in names], cases=False)
         except pytest.UsageError as exc:
             pytest.exit(f"cordspec: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: object, error: object) -> None:
+        """Under pytest-xdist: the deviations a worker found to match nothing it collected."""
+        problem = getattr(node, "workeroutput", {}).get(_UNMATCHED_OUTPUT)
+        if problem and f"cordspec: {problem}" not in self.errors:
+            self.errors.append(f"cordspec: {problem}")
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.collector.add(report)
@@ -516,6 +538,8 @@ class _Reporter:
         return {c: d.reason for c, d in declared_clauses(_deviations(self.config)).items()}
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.errors:  # deviations that match nothing: no verdict
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
         if not self.collector.active:
             return
         self.report = report = self._build()
@@ -538,6 +562,8 @@ class _Reporter:
         tr = terminalreporter
         report = self.report
         if report is None:
+            for error in self.errors:
+                tr.write_line(error, red=True)
             if self.config.getoption("cordspec_report"):
                 tr.write_line("cordspec: no suite test ran, so no report was written")
             return
