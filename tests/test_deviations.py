@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,7 @@ from conformance.run.deviations import (
     unmatched,
 )
 from conformance.run.spec import load_spec
+from tests.children import subprocess_env
 
 SUITE = Path(suite.__file__).parent
 
@@ -593,3 +596,41 @@ def test_a_case_that_does_not_exist_stops_the_run(
     assert result.ret == pytest.ExitCode.USAGE_ERROR, out
     assert "'test_case[other]': test_case has no such case" in out, out
     assert "passed" not in out, out
+
+
+# --- the same report on every plain run --------------------------------------------------------
+
+MUTANT = "tests.mutants.merge_drops_layout:IMPLEMENTATION"
+
+
+@pytest.mark.meta  # runs the suite four times in child processes
+def test_a_mutant_declared_by_its_first_runs_failures_conforms_on_every_plain_run(
+    tmp_path: Path,
+) -> None:
+    """A port whose merge drops ``tensor_layout``, declared by the clauses its first plain run
+    failed, conforms with those deviations on each of the next three plain runs: every run draws
+    the same examples, so no declared clause reads "deviation fixed" in one run and no other
+    clause fails in the next."""
+    env = subprocess_env(COLUMNS="100")
+
+    def run(*args: str) -> tuple[int, dict[str, Any]]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "conformance", "run", "--impl", MUTANT, "--report",
+             "r.json", *args],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800, check=False,
+        )  # fmt: skip
+        data = json.loads((tmp_path / "r.json").read_text("utf-8"))
+        return proc.returncode, data
+
+    status, first = run()
+    assert status == 1
+    failed = [c["id"] for c in first["clauses"] if c["status"] == "failed"]
+    assert "NDS-MERGE-1" in failed, failed
+    (tmp_path / "mutant.deviations").write_text(
+        "".join(f"{c}  drops tensor_layout on merge\n" for c in failed), "utf-8"
+    )
+    for _ in range(3):
+        status, data = run("--deviations", "mutant.deviations")
+        statuses = {c["id"]: c["status"] for c in data["clauses"]}
+        assert {c: statuses[c] for c in failed} == dict.fromkeys(failed, "expected deviation")
+        assert status == 0, {c: s for c, s in statuses.items() if s not in ("passed",)}

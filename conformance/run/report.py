@@ -240,11 +240,55 @@ def _one_line(text: str) -> str:
     return lines[0] if lines else ""
 
 
+_QUALIFIED = re.compile(r"^(?:[A-Za-z_]\w*\.)+(\w+(?:Error|Exception|Failure|Interrupt|Exit)): ")
+"""An exception's name with its module, as pytest shows one from outside the builtins."""
+
+
+def _plain(message: str) -> str:
+    """A failure's message as the report shows it: a named check's without its exception's name
+    (the message ends with the clauses), another exception's without its module."""
+    text = message.lstrip()
+    found = _QUALIFIED.match(text)
+    if found is None:
+        return text
+    if found[1] == "ClauseFailure":
+        return text[found.end() :]
+    return f"{found[1]}: {text[found.end() :]}"
+
+
+_CHECK_FAILURES = ("AssertionError", "Failed", "Failure", "Timeout")
+"""How the names of a failed check's exceptions end (``assert``, ``pytest.fail``, a named
+check, ``pytest.raises`` that saw nothing): anything else was raised, not judged."""
+
+
+def _raised_in(report: pytest.TestReport, message: str) -> str:
+    """For an exception the implementation raised where the test expected none (not a check
+    that failed): which call of the test it came out of, as " (the test expected `call` at
+    FILE:LINE to return)", else ""."""
+    name = message.partition(":")[0].strip().rpartition(".")[2]
+    if not name.isidentifier() or name.endswith(_CHECK_FAILURES):
+        return ""
+    test_file = Path(str(report.location[0])).name
+    traceback = getattr(report.longrepr, "reprtraceback", None)
+    entries = list(getattr(traceback, "reprentries", None) or [])
+    for entry in reversed(entries[:-1]):  # the last one raised: the test's own raise is no call
+        where = getattr(entry, "reprfileloc", None)
+        if where is None or Path(str(where.path)).name != test_file:
+            continue
+        call = next((ln[1:].strip() for ln in getattr(entry, "lines", []) if ln[:1] == ">"), "")
+        if call:
+            return f" (the test expected `{call}` at {test_file}:{where.lineno} to return)"
+    return ""
+
+
 def _failure_reason(report: pytest.TestReport) -> str:
     longrepr = report.longrepr
     crash = getattr(longrepr, "reprcrash", None)
     message = getattr(crash, "message", None)
-    text = _one_line(message if isinstance(message, str) else str(longrepr or ""))
+    if isinstance(message, str):
+        raised = _raised_in(report, message)
+        message = _one_line(_plain(message)) + raised if raised else message
+    text = _one_line(_plain(message) if isinstance(message, str) else str(longrepr or ""))
     if text.startswith("[XPASS(strict)]"):
         text = "passed, but is marked as a " + text[len("[XPASS(strict)] ") :]
     return text if report.when == "call" else f"error in {report.when}: {text}"
@@ -297,7 +341,9 @@ def _failure_message(report: pytest.TestReport) -> str:
     """The whole message of a failure: its exception's text (pytest's crash message)."""
     crash = getattr(report.longrepr, "reprcrash", None)
     message = getattr(crash, "message", None)
-    return message.strip() if isinstance(message, str) else str(report.longrepr or "").strip()
+    if not isinstance(message, str):
+        return str(report.longrepr or "").strip()
+    return (_plain(message).strip() + "\n" + _raised_in(report, message).strip(" ()")).strip()
 
 
 @dataclass
@@ -636,7 +682,7 @@ class Verdict:
     @property
     def text(self) -> str:
         text = self._text()
-        if self.not_run:
+        if self.not_run and self.applicable:
             text = f"{text}, PARTIAL RUN: {self.not_run} not run"
         if self.should_failed:
             text += f"; SHOULD FAILED: {', '.join(self.should_failed)}"
@@ -644,6 +690,8 @@ class Verdict:
 
     def _text(self) -> str:
         kind = self.kind
+        if kind is Kind.CONFORMS and not self.applicable and self.not_run:
+            return f"NOT RUN: no {self.profile} clause was run"
         if kind is Kind.CONFORMS:
             return f"CONFORMS ({self.passed}/{self.applicable})"
         if kind is Kind.DEVIATES:
@@ -802,6 +850,24 @@ def fit(text: str, width: int) -> str:
     return text[: max(width - 3, 0)] + "..." if width >= 3 else text[:width]
 
 
+REASON_INDENT = " " * 6
+"""How a clause row's reason goes on, on the lines it is wrapped onto."""
+
+
+def wrap(text: str, width: int, indent: str) -> list[str]:
+    """``text`` wrapped to ``width`` columns, whole: the lines after the first start with
+    ``indent``; a word longer than a line (a path) is kept whole on a line of its own."""
+    lines = textwrap.wrap(
+        text,
+        width,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+        drop_whitespace=True,
+    )
+    return lines or [text.rstrip()]
+
+
 def clause_columns(clause: Clause, id_width: int) -> str:
     """The start of a clause's row in a terminal listing: id, keyword and profile, aligned."""
     return f"{clause.id:<{id_width}}  {clause.keyword:<8}  {clause.profile:<6}  "
@@ -909,9 +975,10 @@ class Report:
             failed = next((t for t in c.tests if t.fails(c.clause.id)), None)
             if c.status is Status.FAILED and failed is not None:  # the test's name, not its path
                 reason = f"{failed.nodeid.rpartition('::')[2]}: {failed.reason}"
-            if reason:
-                row = f"{row}  {fit(reason, width - len(row) - 2)}"
-            rows.append(row.rstrip())
+            if reason:  # wrapped, never cut: its end is often what says what failed
+                rows += wrap(f"{row}  {' '.join(reason.split())}", width, REASON_INDENT)
+            else:
+                rows.append(row.rstrip())
         return rows
 
     def why_lines(
@@ -928,16 +995,21 @@ class Report:
                 continue
             test = next((t for t in c.tests if t.fails(c.clause.id)), None)
             if test is None:  # a declared deviation that was fixed: the reason says so
-                lines.append(fit(f"{c.clause.id} {c.status.value}: {c.reason}", width))
+                lines += wrap(f"{c.clause.id} {c.status.value}: {c.reason}", width, "    ")
             elif test.nodeid in shown:
-                lines.append(
-                    fit(f"{c.clause.id} failed: {test.nodeid}, as {shown[test.nodeid]}", width)
+                lines += wrap(
+                    f"{c.clause.id} failed: {test.nodeid}, as {shown[test.nodeid]} above",
+                    width,
+                    "    ",
                 )
             else:
                 shown[test.nodeid] = c.clause.id
-                lines.append(fit(f"{c.clause.id} failed: {test.nodeid}", width))
+                lines += wrap(f"{c.clause.id} failed: {test.nodeid}", width, "    ")
                 message = [ln for ln in (test.message or test.reason).splitlines() if ln.strip()]
-                lines += [f"    {fit(line, width - 4)}" for line in message[:most]]
+                if not message:
+                    message = ["(its failure has no message: the full output has its traceback)"]
+                for line in message[:most]:
+                    lines += wrap(f"    {line.strip()}", width, "      ")
                 if len(message) > most:
                     lines.append(f"    ... ({len(message) - most} more lines in the full output)")
             if rerun is not None:
