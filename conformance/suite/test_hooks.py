@@ -452,10 +452,11 @@ def reads_of(path: Path | str) -> Iterator[list[str]]:
         sys.addaudithook(_audit_opens)
         _hooked.append(True)
     st = os.stat(path)
-    watched = ((st.st_dev, st.st_ino), threading.get_ident(), [])
+    seen: list[str] = []
+    watched = ((st.st_dev, st.st_ino), threading.get_ident(), seen)
     _watching.append(watched)
     try:
-        yield watched[2]
+        yield seen
     finally:
         _watching.remove(watched)
 
