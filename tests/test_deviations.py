@@ -612,11 +612,14 @@ def test_a_mutant_declared_by_its_first_runs_failures_conforms_on_every_plain_ru
     the same examples, so no declared clause reads "deviation fixed" in one run and no other
     clause fails in the next."""
     env = subprocess_env(COLUMNS="100")
+    # the tests that can see a merge's layouts (not the child-process timing tests, which a
+    # loaded machine can fail whatever the implementation)
+    selection = ("--", "-k", "store_machine or merge or vector")
 
     def run(*args: str) -> tuple[int, dict[str, Any]]:
         proc = subprocess.run(
             [sys.executable, "-m", "conformance", "run", "--impl", MUTANT, "--report",
-             "r.json", *args],
+             "r.json", *args, *selection],
             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800, check=False,
         )  # fmt: skip
         data = json.loads((tmp_path / "r.json").read_text("utf-8"))
@@ -633,4 +636,4 @@ def test_a_mutant_declared_by_its_first_runs_failures_conforms_on_every_plain_ru
         status, data = run("--deviations", "mutant.deviations")
         statuses = {c["id"]: c["status"] for c in data["clauses"]}
         assert {c: statuses[c] for c in failed} == dict.fromkeys(failed, "expected deviation")
-        assert status == 0, {c: s for c, s in statuses.items() if s not in ("passed",)}
+        assert status == 4, {c: s for c, s in statuses.items() if s not in ("passed", "not run")}
