@@ -1,4 +1,4 @@
-"""Breaks: NDS-MERGE-1
+"""Breaks: NDS-MERGE-1, NDS-MERGE-4
 
 ``merge_named_data_store`` that stages each entry of ``other`` without its ``tensor_layout`` (the
 merged entries get None), while ``add_named_data`` keeps it: only a merge of an output whose
