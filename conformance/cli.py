@@ -15,7 +15,6 @@ import importlib.metadata
 import importlib.util
 import os
 import re
-import secrets
 import shutil
 import sys
 import tempfile
@@ -118,6 +117,13 @@ def _parser() -> argparse.ArgumentParser:
         "--hypothesis-profile",
         metavar="NAME",
         help="load this registered Hypothesis settings profile",
+    )
+    run.add_argument(
+        "--seed",
+        type=int,
+        metavar="N",
+        help=f"the Hypothesis seed (default: {DEFAULT_SEED}, the same for every run, so that an "
+        "implementation gets the same report each time; -- --hypothesis-seed=N does the same)",
     )
     clauses = commands.add_parser(
         "clauses",
@@ -222,7 +228,7 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
             raise _Failure("\ncordspec: ".join(["deviations that match nothing:", *problems]))
         deviations = str(path.resolve())
     _check_parallel(extra)
-    extra = seeded(isolated(extra))
+    extra = seeded(isolated(extra), args.seed)
     reports = [str(Path(p).resolve()) for p in args.report]
     argv = pytest_args(
         impl,
@@ -236,6 +242,10 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
         args.clause,
     )
     os.environ.setdefault(HOME_VARIABLE, str(default_home()))  # no .hypothesis/ left in the cwd
+    seed = run_seed(extra)
+    default = seed == str(DEFAULT_SEED) and args.seed is None
+    why = " (the default: every plain run draws the same examples; --seed N draws others)"
+    print(f"cordspec: Hypothesis seed {seed}{why if default else ''}")
     observer = _Observer()
     output = args.output or _output_file()
     try:
@@ -352,12 +362,28 @@ def isolated(extra: Sequence[str], workers: int | None = None) -> list[str]:
     return ["-n", str(count), *more, *extra]
 
 
-def seeded(extra: Sequence[str]) -> list[str]:
-    """``extra`` with a Hypothesis seed chosen for the run unless it names one, so that the command
-    the report gives to rerun one clause draws the same examples."""
+DEFAULT_SEED = 0
+"""The Hypothesis seed of a run that names none: fixed, so that an implementation gets the same
+report on every plain run (the examples drawn, and so the failure a clause is blamed for, are the
+same; a seeded run also uses no example database)."""
+
+
+def seeded(extra: Sequence[str], seed: int | None = None) -> list[str]:
+    """``extra`` with the run's Hypothesis seed (``seed``, else :data:`DEFAULT_SEED`) unless it
+    names one (``--hypothesis-seed``), so that every plain run draws the same examples and the
+    command the report gives to rerun one clause draws them too."""
     if any(a.partition("=")[0] == "--hypothesis-seed" for a in extra):
         return list(extra)
-    return [*extra, f"--hypothesis-seed={secrets.randbelow(2**32)}"]
+    return [*extra, f"--hypothesis-seed={DEFAULT_SEED if seed is None else seed}"]
+
+
+def run_seed(extra: Sequence[str]) -> str | None:
+    """The Hypothesis seed ``extra`` names, if it names one."""
+    for index, arg in enumerate(extra):
+        name, equals, value = arg.partition("=")
+        if name == "--hypothesis-seed":
+            return value if equals else (extra[index + 1] if index + 1 < len(extra) else None)
+    return None
 
 
 def clause_lines(clauses: Sequence[Clause], width: int) -> list[str]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +20,12 @@ from conformance.run.deviations import (
     builtin_deviations_path,
     parse_deviations,
     read_deviations,
+    reason_clauses,
     suite_test_names,
     unmatched,
 )
 from conformance.run.spec import load_spec
+from tests.children import subprocess_env
 
 SUITE = Path(suite.__file__).parent
 
@@ -416,3 +420,220 @@ def test_a_declared_clause_that_fails_in_no_test_of_its_own_masks_nothing(
     assert status["CORD-APPEND-1"] == "failed"
     assert status["CORD-WRITE-1"] == "failed"
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+# --- over-declaration: a declaration is believed only where a check of its clause fails ----------
+
+OVER_SUITE = """
+import pytest
+
+from conformance.harness.checks import ClauseFailure
+
+clause = pytest.mark.clause
+
+
+@clause("CORD-WRITE-1")
+def test_write_check_fails():
+    raise ClauseFailure("pieces reversed", ("CORD-WRITE-1",))
+
+
+@clause("CORD-INIT-2")
+@pytest.mark.relies_on("CORD-WRITE-1")
+def test_stops_at_write_1s_check():
+    raise ClauseFailure("pieces reversed", ("CORD-WRITE-1",))
+
+
+@clause("CORD-APPEND-1", "CORD-APPEND-2")
+def test_line_names_one_clause():
+    assert False, "a plain assert names no clause"
+
+
+@clause("CORD-APPEND-2")
+def test_append_2_passes():
+    pass
+
+
+@clause("CORD-LEN-1")
+def test_line_names_a_clause_whose_check_held():
+    raise ClauseFailure("pieces reversed", ("CORD-WRITE-1",))
+
+
+@clause("CORD-LEN-1")
+def test_len_passes():
+    pass
+"""
+
+HONEST = """\
+CORD-WRITE-1  pieces are written in reverse
+test_line_names_one_clause  CORD-APPEND-1: appends are lost
+"""
+OVER = """\
+CORD-INIT-2  its only test stops at CORD-WRITE-1's check
+test_line_names_a_clause_whose_check_held  CORD-LEN-1: said of the wrong clause
+"""
+
+
+def _over_run(pytester: pytest.Pytester, deviations: str) -> tuple[int, dict[str, list[str]]]:
+    pytester.makepyfile(test_fake=OVER_SUITE)
+    (pytester.path / "dev.txt").write_text(deviations, encoding="utf-8")
+    result = pytester.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:benchmark",
+        "--cordspec-deviations",
+        "dev.txt",
+        "--cordspec-report",
+        "r.json",
+        "--cordspec-profile",
+        "core",
+        "-k",
+        "test_",
+    )  # fmt: skip  (a partial run: the other clauses are not run, not untested)
+    data = json.loads((pytester.path / "r.json").read_text("utf-8"))
+    return result.ret, {c["id"]: [c["status"], c["reason"]] for c in data["clauses"]}
+
+
+def test_a_test_lines_failure_counts_against_the_clauses_its_reason_names(
+    pytester: pytest.Pytester,
+) -> None:
+    """A failure naming no clause, of a test a test line declares with "CORD-APPEND-1: ...",
+    counts against CORD-APPEND-1 alone: the test's other clause passes in its own test; a test
+    stopped at another clause's declared check leaves its own clause masked."""
+    ret, status = _over_run(pytester, HONEST)
+    assert status["CORD-APPEND-1"][0] == "expected deviation"
+    assert status["CORD-APPEND-2"][0] == "passed"
+    assert status["CORD-WRITE-1"] == [
+        "expected deviation",
+        "CORD-WRITE-1: pieces are written in reverse",
+    ]
+    assert status["CORD-INIT-2"][0] == "masked"
+    assert status["CORD-LEN-1"][0] == "passed"
+    assert ret == pytest.ExitCode.OK
+
+
+def test_an_over_declared_clause_reads_deviation_fixed(pytester: pytest.Pytester) -> None:
+    """A declared clause whose tests stop only at another clause's check, and a clause a test
+    line names whose failing check was another's, had no check of theirs fail: "deviation
+    fixed", failing the run, never "expected deviation"."""
+    ret, status = _over_run(pytester, HONEST + OVER)
+    assert status["CORD-INIT-2"][0] == "deviation fixed"
+    assert "stopped at another's check" in status["CORD-INIT-2"][1]
+    assert status["CORD-LEN-1"][0] == "deviation fixed"
+    assert "test_line_names_a_clause_whose_check_held's line declares it" in status["CORD-LEN-1"][1]
+    assert "the check that failed is CORD-WRITE-1's" in status["CORD-LEN-1"][1]
+    assert status["CORD-WRITE-1"][0] == "expected deviation"
+    assert ret == pytest.ExitCode.TESTS_FAILED
+
+
+@pytest.mark.parametrize(
+    ("reason", "clauses"),
+    [
+        ("FBD-MOVE-4, FBD-MOVE-5: mkstemp's descriptor", ("FBD-MOVE-4", "FBD-MOVE-5")),
+        ("FBD-INTR-1: weakref's exit hook", ("FBD-INTR-1",)),
+        ("(1.5.1's CudaBackend) the blob", ()),
+        ("nothing to interrupt (NDS-ALIGN-2)", ()),
+        ("FBD-INIT-5 without a colon", ()),
+    ],
+)
+def test_reason_clauses(reason: str, clauses: tuple[str, ...]) -> None:
+    assert reason_clauses(reason) == clauses
+
+
+# --- a declared case the run leaves out is not run, never unmatched ------------------------------
+
+CASE_SUITE = """
+import pytest
+
+
+@pytest.mark.parametrize(
+    "n",
+    [
+        pytest.param(1, marks=pytest.mark.clause("CORD-WRITE-1"), id="core"),
+        pytest.param(2, marks=pytest.mark.clause("FBD-INIT-5"), id="strict"),
+    ],
+)
+def test_case(n):
+    assert n == 1
+"""
+
+
+def _case_run(
+    pytester: pytest.Pytester, deviations: str, *args: str
+) -> tuple[pytest.RunResult, str]:
+    pytester.makepyfile(test_fake=CASE_SUITE)
+    (pytester.path / "dev.txt").write_text(deviations, encoding="utf-8")
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-p", "no:benchmark", "--cordspec-deviations", "dev.txt", *args,
+    )  # fmt: skip
+    return result, result.stdout.str() + result.stderr.str()
+
+
+@pytest.mark.parametrize("parallel", [(), ("-p", "xdist", "-n", "2")], ids=["serial", "xdist"])
+@pytest.mark.parametrize(
+    "selection",
+    [("--cordspec-profile", "core"), ("-k", "core"), ("--cordspec-clause", "CORD-WRITE-1")],
+    ids=["profile", "keyword", "clause"],
+)
+def test_a_declared_case_the_run_leaves_out_is_not_an_error(
+    pytester: pytest.Pytester, selection: tuple[str, ...], parallel: tuple[str, ...]
+) -> None:
+    result, out = _case_run(
+        pytester, "test_case[strict]  FBD-INIT-5: fails here\n", *selection, *parallel
+    )
+    assert "match nothing" not in out, out
+    assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED), out
+    assert "1 passed" in out, out
+
+
+@pytest.mark.parametrize("parallel", [(), ("-p", "xdist", "-n", "2")], ids=["serial", "xdist"])
+def test_a_case_that_does_not_exist_stops_the_run(
+    pytester: pytest.Pytester, parallel: tuple[str, ...]
+) -> None:
+    result, out = _case_run(
+        pytester, "test_case[other]  FBD-INIT-5: no such case\n", "-k", "core", *parallel
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, out
+    assert "'test_case[other]': test_case has no such case" in out, out
+    assert "passed" not in out, out
+
+
+# --- the same report on every plain run --------------------------------------------------------
+
+MUTANT = "tests.mutants.merge_drops_layout:IMPLEMENTATION"
+
+
+@pytest.mark.meta  # runs the suite four times in child processes
+def test_a_mutant_declared_by_its_first_runs_failures_conforms_on_every_plain_run(
+    tmp_path: Path,
+) -> None:
+    """A port whose merge drops ``tensor_layout``, declared by the clauses its first plain run
+    failed, conforms with those deviations on each of the next three plain runs: every run draws
+    the same examples, so no declared clause reads "deviation fixed" in one run and no other
+    clause fails in the next."""
+    env = subprocess_env(COLUMNS="100")
+    # the tests that can see a merge's layouts (not the child-process timing tests, which a
+    # loaded machine can fail whatever the implementation)
+    selection = ("--", "-k", "store_machine or merge or vector")
+
+    def run(*args: str) -> tuple[int, dict[str, Any]]:
+        proc = subprocess.run(
+            [sys.executable, "-m", "conformance", "run", "--impl", MUTANT, "--report",
+             "r.json", *args, *selection],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=1800, check=False,
+        )  # fmt: skip
+        data = json.loads((tmp_path / "r.json").read_text("utf-8"))
+        return proc.returncode, data
+
+    status, first = run()
+    assert status == 1
+    failed = [c["id"] for c in first["clauses"] if c["status"] == "failed"]
+    assert "NDS-MERGE-1" in failed, failed
+    (tmp_path / "mutant.deviations").write_text(
+        "".join(f"{c}  drops tensor_layout on merge\n" for c in failed), "utf-8"
+    )
+    for _ in range(3):
+        status, data = run("--deviations", "mutant.deviations")
+        statuses = {c["id"]: c["status"] for c in data["clauses"]}
+        assert {c: statuses[c] for c in failed} == dict.fromkeys(failed, "expected deviation")
+        assert status == 4, {c: s for c, s in statuses.items() if s not in ("passed", "not run")}

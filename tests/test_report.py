@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import textwrap
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -549,10 +550,14 @@ def test_terminal_rows_fit_100_columns() -> None:
     long_reason = "a very long reason " * 20
     rep = report("strict", result(NA, "A-1", reason=long_reason), result(D, "B-1", reason="short"))
     rows = rep.clause_lines(100)
-    assert len(rows) == 6
     assert all(len(row) <= 100 for row in rows)
     assert rows[0].startswith("A-1  MUST      core    not applicable      a very long reason")
-    assert rows[0].endswith("...")
+    wrapped = [row for row in rows[1:] if row.startswith("      a very long")]
+    assert len(wrapped) >= 2  # wrapped whole, never cut: its end is often what matters
+    assert " ".join(r.strip() for r in rows[: 1 + len(wrapped)]).endswith(long_reason.strip())
+    assert not any(row.endswith("...") for row in rows)
+    rows = [row for row in rows if row not in wrapped]
+    assert len(rows) == 6
     assert rows[4] == "B-1  MUST      strict  expected deviation  short"
     assert rows[1] == "A-2  MUST NOT  core    untested"
     assert rep.verdict_lines() == [
@@ -1185,3 +1190,70 @@ def test_a_report_explains_itself() -> None:
     assert data["clauses"][0]["text"] == " ".join(clause.text.split())
     assert data["clauses"][0]["spec_line"] == clause.line
     jsonschema.Draft202012Validator(SCHEMA).validate(data)
+
+
+RAISING_SUITE = """
+import pytest
+
+from conformance.harness.checks import check
+
+
+def implementation_call(value):
+    raise TypeError(f"unsupported operand {value!r}")
+
+
+@pytest.mark.clause("CORD-INIT-1")
+def test_raises_inside_a_call():
+    result = implementation_call(3)
+    assert result
+
+
+@pytest.mark.clause("CORD-INIT-2")
+def test_a_named_check_fails():
+    check(False, "the pieces are reversed", "CORD-INIT-2")
+
+
+@pytest.mark.clause("CORD-INIT-3")
+def test_fails_without_a_message():
+    raise AssertionError()
+"""
+
+
+def test_the_console_says_what_a_raising_test_expected(pytester: pytest.Pytester) -> None:
+    """An exception the implementation raised says which call of the test it came out of (what
+    the test expected to return); a named check's failure shows its message without the
+    exception's module path; a failure without a message says so in the account of why."""
+    pytester.makepyfile(test_fake=RAISING_SUITE)
+    result = pytester.runpytest(*QUIET, "--cordspec-report", "r.json", "-k", "test_")
+    data = json.loads((pytester.path / "r.json").read_text("utf-8"))
+    reasons = {c["id"]: c["reason"] for c in data["clauses"] if c["status"] == "failed"}
+    assert reasons["CORD-INIT-1"] == (
+        "test_fake.py::test_raises_inside_a_call: TypeError: unsupported operand 3 (the test "
+        "expected `result = implementation_call(3)` at test_fake.py:12 to return)"
+    )
+    assert reasons["CORD-INIT-2"] == (
+        "test_fake.py::test_a_named_check_fails: the pieces are reversed (CORD-INIT-2)"
+    )
+    out = result.stdout.str()
+    why = out[out.index("why each failed clause failed") :]
+    assert "ClauseFailure" not in why, why
+    assert "CORD-INIT-3 failed: test_fake.py::test_fails_without_a_message" in why, why
+
+
+def test_an_account_of_a_failure_without_a_message_says_so() -> None:
+    rep = report("core", result(F, "A-1", nodeid="t.py::test_silent"), *ALL_CORE_PASS[1:])
+    why = rep.why_lines(None, 80)
+    assert why[0] == "A-1 failed: t.py::test_silent"
+    assert why[1].startswith("    (its failure has no message"), why
+
+
+def test_a_partial_run_of_no_core_clause_says_so() -> None:
+    """A partial run that chose strict clauses only gives no core verdict of 0/0: it says that no
+    core clause was run."""
+    rep = build_report(
+        SPEC, replace(header("strict"), partial="-k strict"), [result(P, "B-1")], None
+    )
+    lines = rep.verdict_lines()
+    assert lines[0] == "core:   NOT RUN: no core clause was run", lines
+    assert lines[1].startswith("strict: CONFORMS (1/1), PARTIAL RUN:"), lines
+    assert rep.exit_ok

@@ -20,6 +20,11 @@ declared clauses) an expected deviation of that clause alone, while the clause's
 still pass; a declared clause none of whose checks failed reads "deviation fixed" and fails the run.
 A failure that names no clause, of a test that relies on declared clauses or names some among its
 own, counts against those (if they fail in tests of their own); its other clauses read "masked".
+A declared clause whose tests all pass or stop at another clause's check reads "deviation fixed"
+too: a declaration is believed only where a check of its clause fails. A test line's reason may
+start with the clauses it is about (``FBD-INTR-1: ...``): a failure whose check names no clause
+then counts against those alone, and each of them none of whose checks failed reads "deviation
+fixed" as a clause line's would.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ __all__ = [
     "declared_clauses",
     "parse_deviations",
     "read_deviations",
+    "reason_clauses",
     "suite_test_names",
     "unmatched",
 ]
@@ -141,6 +147,17 @@ def parse_deviations(
 def declared_clauses(deviations: Mapping[str, Deviation]) -> dict[str, Deviation]:
     """The deviations that name a clause (not a test), by clause id."""
     return {t: d for t, d in deviations.items() if _CLAUSE.fullmatch(t)}
+
+
+_REASON_CLAUSES = re.compile(rf"({_CLAUSE.pattern}(?:,\s*{_CLAUSE.pattern})*):\s")
+
+
+def reason_clauses(reason: str) -> tuple[str, ...]:
+    """The clause ids a test line's reason starts with (``FBD-MOVE-4, FBD-MOVE-5: ...``): the
+    clauses the line says the test deviates in. Its failure counts against those when its check
+    names none, and each of them whose checks all hold reads "deviation fixed"."""
+    found = _REASON_CLAUSES.match(reason)
+    return tuple(c.strip() for c in found[1].split(",")) if found else ()
 
 
 def builtin_deviations_path(implementation: str) -> Path:

@@ -34,6 +34,7 @@ from .report import (
 )
 from .suite_plugin import (
     IMPLEMENTATION_PROPERTY,
+    UNMATCHED_OUTPUT,
     check_targets,
     deviations_of,
     spec_of,
@@ -117,14 +118,22 @@ class _Reporter:
     def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
         """Under pytest-xdist, where the workers collect: check the deviations' targets against
         what a worker collected, here, where a usage error stops the run cleanly."""
-        if self.checked or not is_cordspec_run(self.config):
+        # a worker that collected nothing says why itself
+        if self.checked or not ids or not is_cordspec_run(self.config):
             return
         self.checked = True
         names = [nodeid.rpartition("::")[2] for nodeid in ids]
-        try:
-            check_targets(self.config, [(n.partition("[")[0], n) for n in names])
+        try:  # the cases a worker kept are not all it collected: the worker checked those
+            check_targets(self.config, [(n.partition("[")[0], n) for n in names], cases=False)
         except pytest.UsageError as exc:
             pytest.exit(f"cordspec: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: object, error: object) -> None:
+        """Under pytest-xdist: the deviations a worker found to match nothing it collected."""
+        problem = getattr(node, "workeroutput", {}).get(UNMATCHED_OUTPUT)
+        if problem and f"cordspec: {problem}" not in self.errors:
+            self.errors.append(f"cordspec: {problem}")
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.collector.add(report)
@@ -187,6 +196,8 @@ class _Reporter:
         return {c: d.reason for c, d in declared_clauses(deviations_of(self.config)).items()}
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.errors:  # deviations that match nothing: no verdict
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
         if not self.collector.active:
             return
         self.report = report = self._build()
@@ -238,6 +249,8 @@ class _Reporter:
         tr = terminalreporter
         report = self.report
         if report is None:
+            for error in self.errors:
+                tr.write_line(error, red=True)
             if self.config.getoption("cordspec_report"):
                 tr.write_line("cordspec: no suite test ran, so no report was written")
             return

@@ -5,42 +5,19 @@ The plugin feeds every test report it sees on the controller (``pytest_runtest_l
 ``user_properties`` and xfail reasons in ``wasxfail``. :func:`build_report` then turns the
 results into a :class:`Report`: terminal rows, Markdown, or JSON (``docs/report-schema.json``).
 
-Rules, for the clauses of the chosen profile:
-
-- a test is *passed*, *failed* (a strict xpass and errors in setup or teardown included),
-  *expected deviation* (xfailed with the plugin's "known deviation" reason), *not applicable*
-  (skipped with a reason starting "not applicable: ") or *skipped* (any other skip or xfail);
-- a clause that needs an optional part the implementation lacks (SPEC.md section 1.1) is *not
-  applicable*, whatever its tests did;
-- a failed test whose failing check named its clauses (``conformance.harness.checks``) fails
-  those clauses only (they count as its clauses even if its markers do not name them); for its
-  other clauses it did not finish, so it neither passes nor fails them;
-- a failed test whose failure named no clause, and which relies on clauses (its ``relies_on``
-  marker: behaviour it uses to observe its own clauses) one of which failed in a test of its own,
-  is *blocked*: the failure counts against those clauses, and the test's own clauses are
-  *untested* (it cannot say whether they hold), however their other tests did;
-- otherwise a clause is *failed* if any of its tests failed it, else *expected deviation* if any
-  xfailed, else *untested* if one could not see the implementation (a skip reason starting
-  "unobserved: ", :mod:`conformance.harness.observe`), else *passed* if any passed, else *not
-  applicable* if all its tests were, else *untested* if one was skipped or stopped at a failure,
-  else *masked* if one stopped at a declared deviation of another clause (it relies on it, or
-  names it too), else *untested*;
-- only MUST and MUST NOT clauses decide a verdict and are counted in it; SHOULD and MAY clauses
-  show their status and nothing else;
-- a run narrowed with ``-k``, ``-m`` or ``--deselect`` is *partial*: a clause none of whose tests
-  ran is *not run*, and a verdict counts only the clauses that ran.
+The rules that make statuses and verdicts of the results are :mod:`conformance.run.verdicts`'s
+(re-exported here).
 """
 
 from __future__ import annotations
 
-import enum
 import importlib.metadata
 import json
 import os
 import re
 import textwrap
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import resources
 from pathlib import Path
@@ -48,13 +25,27 @@ from typing import Any
 
 import pytest
 
-from ..api import Capability, Implementation, without
-from ..harness.observe import UNOBSERVED_PREFIX
+from ..api import Capability, Implementation
 from .spec import Clause, Profile, Spec, profiles_within
+from .verdicts import (
+    ACCEPTABLE,
+    REQUIRED,
+    ClauseResult,
+    Kind,
+    Outcome,
+    Result,
+    Status,
+    Verdict,
+    clause_results,
+    clause_status,
+    verdict,
+    with_reliance,
+)
 
 __all__ = [
     "BLOCKED_PROPERTY",
     "CLAUSES_PROPERTY",
+    "DECLARES_PROPERTY",
     "DEVIATION_PREFIX",
     "FAILED_CLAUSES_PROPERTY",
     "FAILURE_PROPERTY",
@@ -98,6 +89,9 @@ CRASHED_PHASE = "???"
 BLOCKED_PROPERTY = "cordspec_blocked_by"
 """The ``user_properties`` name of the declared clauses a test relies on and which its expected
 deviation counts against (its failure named no clause)."""
+DECLARES_PROPERTY = "cordspec_declares"
+"""The ``user_properties`` name of the clause ids a test line's reason starts with: the clauses the
+deviations file says the test deviates in."""
 RELIES_ON_PROPERTY = "cordspec_relies_on"
 """The ``user_properties`` name of the clause ids a test relies on (its ``relies_on`` markers)."""
 DEVIATION_PREFIX = "known deviation: "
@@ -107,10 +101,6 @@ OVERRIDE_PREFIX = "the impl fixture of "
 implementation (then no ``--impl`` did)."""
 INTERRUPTED_LINE = "INTERRUPTED: the run was stopped before it ended; no verdict"
 """What a report of an interrupted run says at its top, and in place of its verdicts."""
-REQUIRED = ("MUST", "MUST NOT")
-"""The keywords whose clauses decide a verdict."""
-RECOMMENDED = ("SHOULD", "SHOULD NOT")
-"""The keywords whose failed clauses a verdict names, without changing it."""
 FORMATS = {".md": "markdown", ".json": "json"}
 """Report formats by file suffix."""
 REPORT_FORMAT = "cordspec-report/1"
@@ -129,78 +119,6 @@ def report_schema() -> dict[str, Any]:
         text = packaged.read_text(encoding="utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
-
-
-class Outcome(str, enum.Enum):
-    """What happened to one test."""
-
-    PASSED = "passed"
-    FAILED = "failed"
-    DEVIATION = "expected deviation"
-    NOT_APPLICABLE = "not applicable"
-    SKIPPED = "skipped"
-
-
-class Status(str, enum.Enum):
-    """What the tests of one clause amount to."""
-
-    PASSED = "passed"
-    FAILED = "failed"
-    DEVIATION = "expected deviation"
-    NOT_APPLICABLE = "not applicable"
-    UNTESTED = "untested"
-    NOT_RUN = "not run"
-    """A partial run left out every test of the clause."""
-    NOT_TESTABLE = "not testable here"
-    """No test of this suite can check the clause; the spec says why (its *Untested:* note)."""
-    DEVIATION_FIXED = "deviation fixed"
-    """Declared as a deviation (a clause line), yet none of its checks failed: it fails the run
-    until the line is removed, as a strict xfail that passes does."""
-    MASKED = "masked"
-    """Not checked, because each test of it that ran stopped at a declared deviation of another
-    clause (one it relies on, or another of its own): no part of a verdict's failures, for the
-    deviation explains it; it reads passed again once that deviation is fixed."""
-
-
-ACCEPTABLE = frozenset({Outcome.PASSED, Outcome.DEVIATION, Outcome.NOT_APPLICABLE})
-"""Test outcomes that leave the exit status at 0."""
-
-
-@dataclass(frozen=True)
-class Result:
-    """One test's outcome; ``reason`` without the "known deviation: "/"not applicable: " prefix."""
-
-    nodeid: str
-    clauses: tuple[str, ...]
-    outcome: Outcome
-    reason: str = ""
-    failed_clauses: tuple[str, ...] = ()
-    """For a failure whose check named its clauses: those; empty: it fails all of ``clauses``."""
-    relies_on: tuple[str, ...] = ()
-    """Clauses whose behaviour the test uses to observe its own (its ``relies_on`` markers)."""
-    blocked_by: tuple[str, ...] = ()
-    """For a blocked failure (see :func:`with_reliance`): the relied-on clauses that failed in
-    tests of their own; ``failed_clauses`` then names them too."""
-    message: str = field(default="", compare=False)
-    """A failure's whole message (what was expected, what happened, the scenario), for the
-    console's account of why a clause failed; ``reason`` is its first line."""
-
-    def fails(self, clause: str) -> bool:
-        """Whether this result fails ``clause``."""
-        if self.outcome is not Outcome.FAILED:
-            return False
-        return clause in self.failed_clauses if self.failed_clauses else clause in self.clauses
-
-    def deviates(self, clause: str) -> bool:
-        """Whether this result is an expected deviation of ``clause``: a declared failure that
-        counts against it (the clauses its check named; without those, every clause of it)."""
-        if self.outcome is not Outcome.DEVIATION:
-            return False
-        return clause in self.failed_clauses if self.failed_clauses else clause in self.clauses
-
-    def stopped(self, clause: str) -> bool:
-        """Whether this test failed on another clause's check before it finished ``clause``'s."""
-        return self.outcome is Outcome.FAILED and not self.fails(clause)
 
 
 def report_format(path: str | Path) -> str:
@@ -239,11 +157,55 @@ def _one_line(text: str) -> str:
     return lines[0] if lines else ""
 
 
+_QUALIFIED = re.compile(r"^(?:[A-Za-z_]\w*\.)+(\w+(?:Error|Exception|Failure|Interrupt|Exit)): ")
+"""An exception's name with its module, as pytest shows one from outside the builtins."""
+
+
+def _plain(message: str) -> str:
+    """A failure's message as the report shows it: a named check's without its exception's name
+    (the message ends with the clauses), another exception's without its module."""
+    text = message.lstrip()
+    found = _QUALIFIED.match(text)
+    if found is None:
+        return text
+    if found[1] == "ClauseFailure":
+        return text[found.end() :]
+    return f"{found[1]}: {text[found.end() :]}"
+
+
+_CHECK_FAILURES = ("AssertionError", "Failed", "Failure", "Timeout")
+"""How the names of a failed check's exceptions end (``assert``, ``pytest.fail``, a named
+check, ``pytest.raises`` that saw nothing): anything else was raised, not judged."""
+
+
+def _raised_in(report: pytest.TestReport, message: str) -> str:
+    """For an exception the implementation raised where the test expected none (not a check
+    that failed): which call of the test it came out of, as " (the test expected `call` at
+    FILE:LINE to return)", else ""."""
+    name = message.partition(":")[0].strip().rpartition(".")[2]
+    if not name.isidentifier() or name.endswith(_CHECK_FAILURES):
+        return ""
+    test_file = Path(str(report.location[0])).name
+    traceback = getattr(report.longrepr, "reprtraceback", None)
+    entries = list(getattr(traceback, "reprentries", None) or [])
+    for entry in reversed(entries[:-1]):  # the last one raised: the test's own raise is no call
+        where = getattr(entry, "reprfileloc", None)
+        if where is None or Path(str(where.path)).name != test_file:
+            continue
+        call = next((ln[1:].strip() for ln in getattr(entry, "lines", []) if ln[:1] == ">"), "")
+        if call:
+            return f" (the test expected `{call}` at {test_file}:{where.lineno} to return)"
+    return ""
+
+
 def _failure_reason(report: pytest.TestReport) -> str:
     longrepr = report.longrepr
     crash = getattr(longrepr, "reprcrash", None)
     message = getattr(crash, "message", None)
-    text = _one_line(message if isinstance(message, str) else str(longrepr or ""))
+    if isinstance(message, str):
+        raised = _raised_in(report, message)
+        message = _one_line(_plain(message)) + raised if raised else message
+    text = _one_line(_plain(message) if isinstance(message, str) else str(longrepr or ""))
     if text.startswith("[XPASS(strict)]"):
         text = "passed, but is marked as a " + text[len("[XPASS(strict)] ") :]
     return text if report.when == "call" else f"error in {report.when}: {text}"
@@ -296,7 +258,9 @@ def _failure_message(report: pytest.TestReport) -> str:
     """The whole message of a failure: its exception's text (pytest's crash message)."""
     crash = getattr(report.longrepr, "reprcrash", None)
     message = getattr(crash, "message", None)
-    return message.strip() if isinstance(message, str) else str(report.longrepr or "").strip()
+    if not isinstance(message, str):
+        return str(report.longrepr or "").strip()
+    return (_plain(message).strip() + "\n" + _raised_in(report, message).strip(" ()")).strip()
 
 
 @dataclass
@@ -308,6 +272,7 @@ class _Partial:
     failed_clauses: tuple[str, ...] = ()
     relies_on: tuple[str, ...] = ()
     blocked_by: tuple[str, ...] = ()
+    declares: tuple[str, ...] = ()
 
 
 class Collector:
@@ -337,7 +302,12 @@ class Collector:
         if clauses is None:
             return
         partial = self._tests.setdefault(
-            report.nodeid, _Partial(clauses, relies_on=_clauses(report, RELIES_ON_PROPERTY) or ())
+            report.nodeid,
+            _Partial(
+                clauses,
+                relies_on=_clauses(report, RELIES_ON_PROPERTY) or (),
+                declares=_clauses(report, DECLARES_PROPERTY) or (),
+            ),
         )
         implied = _outcome(report)
         if implied is None or partial.outcome is Outcome.FAILED:
@@ -349,6 +319,8 @@ class Collector:
             if implied[0] in (Outcome.FAILED, Outcome.DEVIATION):
                 partial.failed_clauses = _clauses(report, FAILED_CLAUSES_PROPERTY) or ()
                 partial.blocked_by = _clauses(report, BLOCKED_PROPERTY) or ()
+            if implied[0] is Outcome.DEVIATION and not partial.failed_clauses:
+                partial.failed_clauses = partial.declares  # a test line's, by its reason
 
     @property
     def active(self) -> bool:
@@ -368,328 +340,13 @@ class Collector:
                 p.relies_on,
                 p.blocked_by,
                 p.message,
+                p.declares,
             )
             for nodeid, p in sorted(self._tests.items())
         ]
 
 
-# --- statuses and verdicts ----------------------------------------------------------------------
-
-
-def with_reliance(results: Iterable[Result]) -> list[Result]:
-    """``results`` with each blocked failure attributed to the clauses it relies on.
-
-    A failed test whose failure named no clause and which relies on clauses is *blocked* by those
-    of them that failed in their own right: in a test whose failing check named them, or in a
-    failed test that relies on nothing. A reliant test's failure never counts as its clauses' own,
-    blocked or not, so a clause is never blamed through a chain of reliances, and each relied-on
-    clause needs a test of its own that relies on nothing. A relied-on clause that is a declared
-    deviation (xfailed, not failed) blocks nothing, so a new failure is never hidden behind a
-    known one.
-
-    An expected deviation taken for a declared clause the test relies on (its ``blocked_by``)
-    stands only if that clause deviates in a test of its own; else it is the failure it was."""
-    results = _checked_blocked_deviations(list(results))
-
-    def reliant(result: Result) -> bool:
-        return (
-            result.outcome is Outcome.FAILED
-            and not result.failed_clauses
-            and bool(result.relies_on)
-        )
-
-    own: set[str] = set()
-    for result in results:
-        if result.outcome is Outcome.FAILED and not reliant(result):
-            own.update(result.failed_clauses or result.clauses)
-    out = []
-    for result in results:
-        if reliant(result):
-            blocked = tuple(c for c in result.relies_on if c in own and c not in result.clauses)
-            if blocked:
-                result = replace(result, failed_clauses=blocked, blocked_by=blocked)
-        out.append(result)
-    return out
-
-
-def _checked_blocked_deviations(results: list[Result]) -> list[Result]:
-    """``results`` with each deviation blocked by declared clauses none of which deviates in a
-    test of its own turned back into the failure it was: a known deviation hides no new one."""
-    own: set[str] = set()
-    for result in results:
-        if result.outcome is Outcome.DEVIATION and not result.blocked_by:
-            own.update(result.failed_clauses or result.clauses)
-    out = []
-    for result in results:
-        if (
-            result.outcome is Outcome.DEVIATION
-            and result.blocked_by
-            and not own & set(result.blocked_by)
-        ):
-            result = replace(
-                result,
-                outcome=Outcome.FAILED,
-                failed_clauses=(),
-                blocked_by=(),
-                reason=f"{result.reason} (but {', '.join(result.blocked_by)} failed in no "
-                "test of its own)",
-            )
-        out.append(result)
-    return out
-
-
-@dataclass(frozen=True)
-class ClauseResult:
-    """A clause, its status, why (for failures, deviations, not applicable) and its tests."""
-
-    clause: Clause
-    status: Status
-    reason: str
-    tests: tuple[Result, ...]
-
-
-def clause_status(tests: Sequence[Result], clause: str | None = None) -> tuple[Status, str]:
-    """The status of clause ``clause`` (None: every test's failure fails it) whose tests had
-    these results, and the reason to show with it."""
-
-    def first(outcome: Outcome) -> Result | None:
-        return next((t for t in tests if t.outcome is outcome), None)
-
-    failing = [
-        t for t in tests if t.outcome is Outcome.FAILED and (clause is None or t.fails(clause))
-    ]
-    if failing:  # a test of its own first, before one blocked by it
-        failed = min(failing, key=lambda t: bool(t.blocked_by))
-        return (
-            Status.FAILED,
-            f"{failed.nodeid}: {failed.reason}" if failed.reason else failed.nodeid,
-        )
-    blocked = next(
-        (t for t in tests if t.outcome is Outcome.FAILED and t.blocked_by and clause in t.clauses),
-        None,
-    )
-    if blocked is not None:
-        why = f"{blocked.nodeid} relies on {', '.join(blocked.blocked_by)}, which failed"
-        return Status.UNTESTED, f"{why}; it failed: {blocked.reason}" if blocked.reason else why
-    deviation = next(
-        (
-            t
-            for t in tests
-            if (t.outcome is Outcome.DEVIATION if clause is None else t.deviates(clause))
-        ),
-        None,
-    )
-    if deviation is not None:
-        return Status.DEVIATION, deviation.reason
-    unseen = _unobserved(tests)
-    if unseen is not None:  # no credit for what a test could not see, whatever others did
-        return Status.UNTESTED, f"{unseen.nodeid}: {unseen.reason}"
-    if first(Outcome.PASSED):
-        return Status.PASSED, ""
-    if tests and all(t.outcome is Outcome.NOT_APPLICABLE for t in tests):
-        return Status.NOT_APPLICABLE, tests[0].reason
-    skipped = first(Outcome.SKIPPED)
-    if skipped is not None:
-        return Status.UNTESTED, f"skipped: {skipped.reason}"
-    stopped = first(Outcome.FAILED)
-    if stopped is not None:
-        return Status.UNTESTED, (
-            f"{stopped.nodeid} stopped at a failure of {', '.join(stopped.failed_clauses)}"
-        )
-    other = first(Outcome.DEVIATION)
-    if other is not None:
-        relied = bool(other.blocked_by) and set(other.blocked_by) <= set(other.relies_on)
-        how = "relies on declared" if relied else "stopped at an expected deviation of"
-        return Status.MASKED, f"{other.nodeid} {how} {', '.join(other.failed_clauses)}"
-    return Status.UNTESTED, ""
-
-
-def _unobserved(tests: Sequence[Result]) -> Result | None:
-    """The first test that could not see the implementation do what it checks (its skip reason
-    starts ``UNOBSERVED_PREFIX``: :mod:`conformance.harness.observe`), if any."""
-    return next(
-        (
-            t
-            for t in tests
-            if t.outcome is Outcome.SKIPPED and t.reason.startswith(UNOBSERVED_PREFIX)
-        ),
-        None,
-    )
-
-
-def clause_results(
-    spec: Spec,
-    profile: Profile,
-    results: Iterable[Result],
-    absent: Sequence[tuple[str, str]] = (),
-    partial: bool = False,
-    declared: Mapping[str, str] | None = None,
-    chosen: Collection[str] = (),
-) -> list[ClauseResult]:
-    """The status of every clause of ``profile``, in document order. A clause that needs an
-    optional part among ``absent`` ((capability, reason) pairs) is not applicable whatever its
-    tests did: no clause is credited for a part the implementation lacks (SPEC.md section 1.1).
-    In a ``partial`` run, a clause with no test is *not run* instead of *untested*. A clause of
-    ``declared`` (clause id: reason, the deviation file's clause lines) that would pass is a
-    *deviation fixed*: none of its checks failed."""
-    declared = declared or {}
-    why = dict(absent)
-    needs = spec.needing(why)
-    clauses = spec.in_profile(profile)
-    by_clause: dict[str, list[Result]] = {c.id: [] for c in clauses}
-    for result in results:
-        for clause_id in dict.fromkeys((*result.clauses, *result.failed_clauses)):
-            if clause_id in by_clause:
-                by_clause[clause_id].append(result)
-    out = []
-    for clause in clauses:
-        tests = tuple(by_clause[clause.id])
-        if clause.id in needs:
-            part = needs[clause.id]
-            status, reason = Status.NOT_APPLICABLE, f"needs {part}: {why[part]}"
-        elif chosen and clause.id not in chosen:
-            status, reason = Status.NOT_RUN, "not chosen by --clause"
-        elif not tests and clause.untested:
-            status, reason = Status.NOT_TESTABLE, clause.untested
-        elif partial and not tests:
-            status, reason = Status.NOT_RUN, "no test of it was selected"
-        else:
-            status, reason = clause_status(tests, clause.id)
-            if status is Status.PASSED and clause.id in declared:
-                status = Status.DEVIATION_FIXED
-                reason = (
-                    f"declared as a deviation ({declared[clause.id]}), yet no check of it failed: "
-                    "remove its line from the deviations file"
-                )
-        out.append(ClauseResult(clause, status, reason, tests))
-    return out
-
-
-class Kind(str, enum.Enum):
-    """The three verdicts."""
-
-    CONFORMS = "conforms"
-    DEVIATES = "conforms-with-deviations"
-    DOES_NOT_CONFORM = "does-not-conform"
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A profile's verdict; every count is of its MUST / MUST NOT clauses."""
-
-    profile: Profile
-    passed: int
-    applicable: int
-    failed: int
-    deviations: int
-    untested: int
-    not_applicable: int
-    not_run: int = 0
-    """Clauses a partial run left out: no part of the verdict."""
-    without: tuple[str, ...] = ()
-    """The optional parts the implementation lacks (SPEC.md section 1.1): what the verdict does
-    not cover."""
-    should_failed: tuple[str, ...] = ()
-    """The SHOULD and SHOULD NOT clauses of the profile that failed: no part of the verdict,
-    which says them all the same."""
-    masked: int = 0
-    """Clauses no test could check past a declared deviation (:attr:`Status.MASKED`): neither
-    passed nor failed; the verdict says how many."""
-
-    @property
-    def covers(self) -> str:
-        """What the verdict is for: ``core``, or ``core (without: file-backed data, hooks)``."""
-        return (
-            f"{self.profile} (without: {', '.join(self.without)})" if self.without else self.profile
-        )
-
-    @property
-    def kind(self) -> Kind:
-        if self.failed or self.untested:
-            return Kind.DOES_NOT_CONFORM
-        return Kind.DEVIATES if self.deviations or self.masked else Kind.CONFORMS
-
-    @property
-    def text(self) -> str:
-        text = self._text()
-        if self.not_run:
-            text = f"{text}, PARTIAL RUN: {self.not_run} not run"
-        if self.should_failed:
-            text += f"; SHOULD FAILED: {', '.join(self.should_failed)}"
-        return text
-
-    def _text(self) -> str:
-        kind = self.kind
-        if kind is Kind.CONFORMS:
-            return f"CONFORMS ({self.passed}/{self.applicable})"
-        if kind is Kind.DEVIATES:
-            masked = f", {self.masked} masked by them" if self.masked else ""
-            return (
-                f"CONFORMS WITH {self.deviations} DECLARED DEVIATIONS "
-                f"({self.passed}/{self.applicable} passed{masked})"
-            )
-        return f"DOES NOT CONFORM ({self.failed} failed, {self.untested} untested)"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "verdict": self.text,
-            "covers": self.covers,
-            "without": list(self.without),
-            "result": self.kind.value,
-            "passed": self.passed,
-            "applicable": self.applicable,
-            "failed": self.failed,
-            "deviations": self.deviations,
-            "untested": self.untested,
-            "not_applicable": self.not_applicable,
-            "not_run": self.not_run,
-            "masked": self.masked,
-            "should_failed": list(self.should_failed),
-        }
-
-
-def _without(absent: Iterable[str]) -> tuple[str, ...]:
-    """The names of the absent parts; a value that names no capability is shown as it is."""
-    values = list(absent)
-    known = {c.value: c for c in Capability}
-    named = without(known[v] for v in values if v in known)
-    return (*named, *(v for v in values if v not in known))
-
-
-def verdict(
-    results: Iterable[ClauseResult], profile: Profile, absent: Iterable[str] = ()
-) -> Verdict:
-    """The verdict for ``profile`` from clause results (clauses of other profiles are ignored),
-    saying it covers the implementation without the ``absent`` capabilities (their values)."""
-    wanted = profiles_within(profile)
-    counts = dict.fromkeys(Status, 0)
-    should_failed: list[str] = []
-    failing = (Status.FAILED, Status.DEVIATION_FIXED)
-    for result in results:
-        clause = result.clause
-        if clause.profile in wanted and clause.keyword in REQUIRED:
-            counts[result.status] += 1
-        elif (
-            clause.profile in wanted and clause.keyword in RECOMMENDED and result.status in failing
-        ):
-            should_failed.append(clause.id)
-    return Verdict(
-        profile=profile,
-        passed=counts[Status.PASSED],
-        applicable=sum(counts.values())
-        - counts[Status.NOT_APPLICABLE]
-        - counts[Status.NOT_RUN]
-        - counts[Status.NOT_TESTABLE],
-        failed=counts[Status.FAILED] + counts[Status.DEVIATION_FIXED],
-        deviations=counts[Status.DEVIATION],
-        untested=counts[Status.UNTESTED],
-        not_applicable=counts[Status.NOT_APPLICABLE],
-        not_run=counts[Status.NOT_RUN],
-        masked=counts[Status.MASKED],
-        without=_without(absent),
-        should_failed=tuple(should_failed),
-    )
-
+# --- statuses and verdicts: conformance.run.verdicts -------------------------------------------
 
 # --- the report ---------------------------------------------------------------------------------
 
@@ -776,6 +433,24 @@ def fit(text: str, width: int) -> str:
     if len(text) <= width:
         return text
     return text[: max(width - 3, 0)] + "..." if width >= 3 else text[:width]
+
+
+REASON_INDENT = " " * 6
+"""How a clause row's reason goes on, on the lines it is wrapped onto."""
+
+
+def wrap(text: str, width: int, indent: str) -> list[str]:
+    """``text`` wrapped to ``width`` columns, whole: the lines after the first start with
+    ``indent``; a word longer than a line (a path) is kept whole on a line of its own."""
+    lines = textwrap.wrap(
+        text,
+        width,
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+        drop_whitespace=True,
+    )
+    return lines or [text.rstrip()]
 
 
 def clause_columns(clause: Clause, id_width: int) -> str:
@@ -885,9 +560,10 @@ class Report:
             failed = next((t for t in c.tests if t.fails(c.clause.id)), None)
             if c.status is Status.FAILED and failed is not None:  # the test's name, not its path
                 reason = f"{failed.nodeid.rpartition('::')[2]}: {failed.reason}"
-            if reason:
-                row = f"{row}  {fit(reason, width - len(row) - 2)}"
-            rows.append(row.rstrip())
+            if reason:  # wrapped, never cut: its end is often what says what failed
+                rows += wrap(f"{row}  {' '.join(reason.split())}", width, REASON_INDENT)
+            else:
+                rows.append(row.rstrip())
         return rows
 
     def why_lines(
@@ -904,16 +580,21 @@ class Report:
                 continue
             test = next((t for t in c.tests if t.fails(c.clause.id)), None)
             if test is None:  # a declared deviation that was fixed: the reason says so
-                lines.append(fit(f"{c.clause.id} {c.status.value}: {c.reason}", width))
+                lines += wrap(f"{c.clause.id} {c.status.value}: {c.reason}", width, "    ")
             elif test.nodeid in shown:
-                lines.append(
-                    fit(f"{c.clause.id} failed: {test.nodeid}, as {shown[test.nodeid]}", width)
+                lines += wrap(
+                    f"{c.clause.id} failed: {test.nodeid}, as {shown[test.nodeid]} above",
+                    width,
+                    "    ",
                 )
             else:
                 shown[test.nodeid] = c.clause.id
-                lines.append(fit(f"{c.clause.id} failed: {test.nodeid}", width))
+                lines += wrap(f"{c.clause.id} failed: {test.nodeid}", width, "    ")
                 message = [ln for ln in (test.message or test.reason).splitlines() if ln.strip()]
-                lines += [f"    {fit(line, width - 4)}" for line in message[:most]]
+                if not message:
+                    message = ["(its failure has no message: the full output has its traceback)"]
+                for line in message[:most]:
+                    lines += wrap(f"    {line.strip()}", width, "      ")
                 if len(message) > most:
                     lines.append(f"    ... ({len(message) - most} more lines in the full output)")
             if rerun is not None:

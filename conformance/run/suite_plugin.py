@@ -31,6 +31,7 @@ from .deviations import (
     builtin_deviations_path,
     declared_clauses,
     read_deviations,
+    reason_clauses,
     suite_test_names,
     unmatched,
 )
@@ -38,6 +39,7 @@ from .options import is_cordspec_run, time_limit
 from .report import (
     BLOCKED_PROPERTY,
     CLAUSES_PROPERTY,
+    DECLARES_PROPERTY,
     DEVIATION_PREFIX,
     FAILED_CLAUSES_PROPERTY,
     FAILURE_PROPERTY,
@@ -58,6 +60,9 @@ _DEVIATIONS_KEY = pytest.StashKey[dict[str, Deviation]]()
 _LOADED_KEY = pytest.StashKey[Implementation]()
 _HUNG = re.compile(r"^Timeout \(>([0-9.]+)s\) from pytest-timeout")
 """pytest-timeout's message for a test that ran past its limit."""
+UNMATCHED_OUTPUT = "cordspec_unmatched"
+"""The ``workeroutput`` key under which an xdist worker hands on the deviations that match nothing
+of what it collected."""
 IMPLEMENTATION_PROPERTY = "cordspec_implementation"
 """The ``user_properties`` name under which a test records the implementation its ``impl`` ran."""
 
@@ -181,15 +186,16 @@ def deviations_of(config: pytest.Config) -> dict[str, Deviation]:
     return config.stash[_DEVIATIONS_KEY]
 
 
-def check_targets(config: pytest.Config, names: list[tuple[str, str]]) -> None:
+def check_targets(config: pytest.Config, names: list[tuple[str, str]], cases: bool = True) -> None:
     """Stop the run with a usage error when a deviation matches nothing: no clause, no test
-    function, or no case among the collected ones (``names``: each item's function and node
-    name)."""
+    function, or (with ``cases``) no case among the collected ones (``names``: each item's
+    function and node name)."""
     deviations = deviations_of(config)
     if not deviations:  # nothing to match: the suite's source need not be parsed
         return
     tests = suite_test_names(_SUITE) | {function for function, _ in names}
-    problems = unmatched(deviations, spec_of(config).clauses, tests, (n for _, n in names))
+    collected = (n for _, n in names) if cases else ()
+    problems = unmatched(deviations, spec_of(config).clauses, tests, collected)
     if problems:
         raise pytest.UsageError("deviations that match nothing:\n" + "\n".join(problems))
 
@@ -209,10 +215,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     spec = spec_of(config)
     profile = config.getoption("cordspec_profile")
     deviations = deviations_of(config)
-    if not hasattr(config, "workerinput"):  # an xdist worker's controller checks them instead
-        names = [(getattr(i, "originalname", i.name), i.name) for i in items if judged(i)]
+    # Every process checks what it collected, before the profile, --clause, -k or -m leave any
+    # of it out: a case those leave out is not run, never unmatched.
+    names = [(getattr(i, "originalname", i.name), i.name) for i in items if judged(i)]
+    try:
         if names:
             check_targets(config, names)
+    except pytest.UsageError as exc:
+        if not hasattr(config, "workeroutput"):
+            raise
+        # An xdist worker's usage error is an internal error of its controller: the worker runs
+        # nothing and hands the problems on, and the controller stops with them.
+        config.workeroutput[UNMATCHED_OUTPUT] = str(exc)
+        config.hook.pytest_deselected(items=list(items))
+        items[:] = []
+        return
     keep: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
     timeout = time_limit(
@@ -246,6 +263,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if known:
             reason = "; ".join(f"{d.target}: {d.reason}" for d in known)
             item.add_marker(pytest.mark.xfail(strict=True, reason=f"{DEVIATION_PREFIX}{reason}"))
+            about = dict.fromkeys(c for d in known for c in reason_clauses(d.reason))
+            if about:  # the clauses the lines say it deviates in: the report checks them
+                item.user_properties.append((DECLARES_PROPERTY, " ".join(about)))
         keep.append(item)
     chosen = set(config.getoption("cordspec_clause") or ())
     unknown = sorted(chosen - set(spec.clauses))

@@ -324,6 +324,33 @@ class TestMerge:
         assert again.get_named_data_store_output().buffers[0] is theirs
 
     @clause("NDS-MERGE-4")
+    @relies_on("NDS-ADD-7", "NDS-KEY-2")  # layouts stored as given; an equal re-add is a no-op
+    def test_an_output_with_layouts_merged_again_changes_nothing(
+        self, impl: Implementation
+    ) -> None:
+        """A store's own output, and a copy of it merged into a fresh store, merge again without
+        a change: every entry, its layout included, is the one already there. Checked with fixed
+        entries, so that every run reaches it (not only an example the store machine draws)."""
+        store = impl.NamedDataStore()
+        store.add_named_data("inline", b"inline weights", 4, None, "f32[2, 2]")
+        store.add_named_data("shard", b"shard weights", 8, "shard_0", "u8[13]")
+        before = state(store)
+        with blame("NDS-MERGE-4"):
+            store.merge_named_data_store(store.get_named_data_store_output())
+        check(
+            state(store) == before, "merging a store's own output again changed it", "NDS-MERGE-4"
+        )
+        other = impl.NamedDataStore()
+        output = store.get_named_data_store_output()
+        other.merge_named_data_store(output)
+        merged = state(other)
+        with blame("NDS-MERGE-4"):
+            other.merge_named_data_store(output)
+        check(
+            state(other) == merged, "merging the same output again changed the store", "NDS-MERGE-4"
+        )
+
+    @clause("NDS-MERGE-4")
     # merging the output again needs it unchanged (NDS-MERGE-2) and its files open (NDS-MERGE-3)
     @relies_on(REPLAY, *SHARING, "NDS-MERGE-2", "NDS-MERGE-3")
     def test_same_output_into_several_stores_and_twice(

@@ -462,7 +462,11 @@ class TestFailure:
         before = describe(link)
         try:
             if attempt(impl, blobs, str(link)) is not None:
-                assert describe(link) == before
+                after = describe(link)
+                assert after == before, (
+                    f"move_from of a dangling link failed, as it should; expected the link kept "
+                    f"as it was ({before}), found {after}"
+                )
         finally:
             remove_placeholders(tmp_path)
 

@@ -1,0 +1,35 @@
+"""Breaks: HOOK-LOW-2, HOOK-BLOB-1
+
+Low-memory weights as ExecuTorch 1.5.1's CUDA backend hands them on: ``materialize_weights_blob``
+leaves the blob empty (the weights would live in files of its own), so the digest handed on is of
+another file and ``load_weights_blob`` opens the blob again to hash it, reading 0 bytes: only an
+observer of the open, not of the bytes read, sees the reread.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import TypeVar
+
+from reference import hooks
+
+from . import implementation
+from ._base import LowMemory, LowMemoryBackend
+
+P = TypeVar("P")
+
+
+class Backend(LowMemoryBackend):
+    @classmethod
+    def materialize_weights_blob(cls, paths: P, compile_specs: Sequence[hooks.CompileSpec]) -> P:
+        written = super().materialize_weights_blob(paths, compile_specs)
+        if not isinstance(written, list):
+            return written
+        for path in written:
+            if isinstance(path, hooks.WeightsBlobPath):
+                os.truncate(path, 0)  # its digest is then of another file: load drops it
+        return written
+
+
+IMPLEMENTATION = implementation(__name__, low_memory=LowMemory(Backend))
