@@ -230,29 +230,16 @@ def test_default_flags() -> None:
 # FileBackedAotiBackend: materialize
 
 
-class _RecordingFile:
-    def __init__(self, real, sizes: list[int]) -> None:
-        self._real, self._sizes = real, sizes
-
-    def write(self, data: bytes) -> int:
-        self._sizes.append(len(data))
-        return self._real.write(data)
-
-    def __getattr__(self, name: str):
-        return getattr(self._real, name)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._real.close()
-
-
 def test_materialize_streams_the_weights_next_to_the_wrapper(tmp_path: Path, monkeypatch) -> None:
     chunks = [os.urandom(2 * CHUNK_SIZE + 5), b"", os.urandom(100), os.urandom(CHUNK_SIZE)]
     sizes: list[int] = []
-    real_fdopen = os.fdopen  # the blob is written through the descriptor mkstemp made
-    monkeypatch.setattr(hooks.os, "fdopen", lambda fd, m: _RecordingFile(real_fdopen(fd, m), sizes))
+    real_write_all = hooks._write_all  # every piece goes to the temporary's descriptor through it
+
+    def write_all(fd: int, piece: bytes) -> None:
+        sizes.append(len(piece))
+        real_write_all(fd, piece)
+
+    monkeypatch.setattr(hooks, "_write_all", write_all)
     so = str(tmp_path / "m.wrapper.so")
     other = str(tmp_path / "m.json")
     result = FileBackedAotiBackend.materialize_weights_blob([so, Weights(iter(chunks)), other], ON)
@@ -573,14 +560,14 @@ def test_a_failed_write_leaves_no_temporary_file(tmp_path: Path, error: type) ->
 def test_the_stamp_is_of_the_file_written(tmp_path: Path, monkeypatch: Any) -> None:
     """A file put at the blob's name between the rename and the return is not the one hashed:
     the stamp comes from the descriptor written, so the digest is not handed on for it."""
-    real_replace = os.replace
+    real_rename = hooks.rename_noreplace
 
-    def replace_then_swap(source: str, target: str) -> None:
-        real_replace(source, target)
+    def rename_then_swap(old_dir: int, old: str, new_dir: int, new: str) -> None:
+        real_rename(old_dir, old, new_dir, new)
         other = tmp_path / "other"
         other.write_bytes(b"swapped in by someone else")
-        real_replace(other, target)
+        os.replace(other, tmp_path / new)
 
-    monkeypatch.setattr(hooks.os, "replace", replace_then_swap)
+    monkeypatch.setattr(hooks, "rename_noreplace", rename_then_swap)
     result = _materialize_in(tmp_path, [b"genuine"])
     assert result[-1].digest_if_unchanged() is None
