@@ -261,6 +261,17 @@ class _Blob:
         self.temporary = ""
         self.fd = -1
 
+    def open_directory(self) -> None:
+        """Hold the blob's directory, reached following no other user's link (HOOK-MAT-4)."""
+        self.directory, self.name = _output_directory(self.path)
+
+    @staticmethod
+    def deferral() -> _Deferral | None:
+        """What defers signals over the write (HOOK-MAT-6); None where no signal has a Python
+        handler this thread could run."""
+        handlers = _python_handlers()
+        return _Deferral(handlers) if handlers else None
+
     def create(self) -> None:
         """The temporary, created exclusively (``O_CREAT|O_EXCL|O_NOFOLLOW``, mode 0600)."""
         while not self.temporary:
@@ -332,7 +343,9 @@ class _Blob:
                 os.close(directory)
 
 
-def _write_blob(blob_path: str, chunks: Iterable[bytes]) -> tuple[bytes, tuple[int, int, int, int]]:
+def _write_blob(
+    blob_path: str, chunks: Iterable[bytes], kind: type[_Blob] = _Blob
+) -> tuple[bytes, tuple[int, int, int, int]]:
     """Write ``chunks`` to ``blob_path``; their digest, and the stamp of the file written.
 
     HOOK-MAT-3: the blob is created exclusively under a fresh name beside ``blob_path`` and
@@ -341,13 +354,12 @@ def _write_blob(blob_path: str, chunks: Iterable[bytes]) -> tuple[bytes, tuple[i
     following no other user's link. HOOK-MAT-6: every signal with a Python handler is deferred
     from before the temporary is made until it is renamed or removed, and handed to its handler
     between pieces: a handler that raises there meets the clean-up, which it cannot split."""
-    blob = _Blob(blob_path)
-    handlers = _python_handlers()
-    deferred = _Deferral(handlers) if handlers else None
+    blob = kind(blob_path)
+    deferred = blob.deferral()
     try:
         if deferred is not None:
             deferred.begin()
-        blob.directory, blob.name = _output_directory(blob_path)
+        blob.open_directory()
         _check_replaceable(blob.directory, blob.name, blob_path)  # a plant fails fast
         blob.create()
         digest = hashlib.sha256()
@@ -453,6 +465,11 @@ class AotiBackend:
 class FileBackedAotiBackend(AotiBackend):
     """Low-memory mode: the blob is written once, hashed meanwhile, and handed over as a file."""
 
+    _blob: type[_Blob] = _Blob
+    """How the blob is written (HOOK-MAT-3 to 6): a step a port (or a mutant) can change."""
+    blob_class: type[FileBackedData] = FileBackedData
+    """The class that takes the blob over (HOOK-LOW-1)."""
+
     @classmethod
     def materialize_weights_blob(
         cls, paths: object, compile_specs: Sequence[CompileSpec]
@@ -474,7 +491,7 @@ class FileBackedAotiBackend(AotiBackend):
         # HOOK-BLOB-1: the weights in order and nothing else (no padding: alignment 1).
         # HOOK-MAT-2: streamed in CHUNK_SIZE pieces, hashed while written; HOOK-MAT-3: created
         # exclusively and renamed into place.
-        digest, stamp = _write_blob(blob_path, weights[0].chunks)
+        digest, stamp = _write_blob(blob_path, weights[0].chunks, cls._blob)
         rest = [p for p in paths if not isinstance(p, Weights)]
         return [*rest, WeightsBlobPath(blob_path, digest, stamp)]
 
@@ -487,11 +504,11 @@ class FileBackedAotiBackend(AotiBackend):
             return super().load_weights_blob(blob_path, compile_specs)
         # HOOK-LOW-2: the digest of materialize, if the file is still the one hashed (HOOK-LOW-4);
         # HOOK-LOW-1: the file itself taken over, never read into memory.
-        digest = blob_path.digest_if_unchanged() if isinstance(blob_path, WeightsBlobPath) else None
+        digest = cls._handed_digest(blob_path)
         home = locate(blob_path, False)  # where the file goes back if the caller gets no owner
 
         def take() -> tuple[CordBuffer, str]:
-            data = FileBackedData.move_from(blob_path, sha256=digest)
+            data = cls.blob_class.move_from(blob_path, sha256=digest)
             try:
                 return data, data.sha256().hex()
             except BaseException:  # still deferred: the file goes back, the owner with it
@@ -500,6 +517,13 @@ class FileBackedAotiBackend(AotiBackend):
 
         # HOOK-LOW-5: the owner reaches the caller, or the file is back at ``blob_path``
         return _atomically(take, lambda taken: _give_back(_owner(taken), blob_path, home))
+
+    @staticmethod
+    def _handed_digest(blob_path: str) -> bytes | None:
+        """The digest ``materialize_weights_blob`` computed, while the blob is still that file."""
+        if isinstance(blob_path, WeightsBlobPath):
+            return blob_path.digest_if_unchanged()
+        return None
 
     @classmethod
     def store_weights_blob(
