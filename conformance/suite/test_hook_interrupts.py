@@ -49,7 +49,7 @@ def _handler(signum: int, frame: FrameType | None) -> None:
     raise Interrupt(signum)
 
 
-def _own(code: Any, cache: dict[str, bool] = {}) -> bool:  # noqa: B006  # a cache by design
+def implementation_code(code: Any, cache: dict[str, bool] = {}) -> bool:  # noqa: B006  # a cache by design
     """Whether ``code`` is the implementation's own."""
     name = code.co_filename
     if name not in cache:
@@ -75,7 +75,7 @@ def _interrupted(call: Callable[[], object], at: int) -> tuple[int, bool, object
         return local
 
     def tracer(frame: FrameType, event: str, arg: object) -> Any:
-        return local if _own(frame.f_code) else None
+        return local if implementation_code(frame.f_code) else None
 
     previous = signal.signal(SIGNAL, _handler)
     sys.settrace(tracer)
