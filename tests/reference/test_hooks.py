@@ -571,3 +571,52 @@ def test_the_stamp_is_of_the_file_written(tmp_path: Path, monkeypatch: Any) -> N
     monkeypatch.setattr(hooks, "rename_noreplace", rename_then_swap)
     result = _materialize_in(tmp_path, [b"genuine"])
     assert result[-1].digest_if_unchanged() is None
+
+
+def test_a_refused_store_gives_the_blob_back(tmp_path: Path) -> None:
+    """HOOK-LOW-5: the store refuses the blob (its key holds other bytes): the file taken over is
+    back at the blob's path, unowned, and nothing else is left in the directory."""
+    weights = b"hours of training " * 100
+    blob = _materialize_in(tmp_path, [weights])[-1]
+    store = NamedDataStore()
+    key = hashlib.sha256(weights).hexdigest() + hooks.WEIGHTS_BLOB_SUFFIX
+    store.add_named_data(key, b"other bytes", 1, None)
+    with pytest.raises(ValueError):
+        FileBackedAotiBackend.store_weights_blob(blob, ON, store)
+    import gc
+
+    gc.collect()
+    assert Path(blob).read_bytes() == weights
+    assert sorted(os.listdir(tmp_path)) == ["m.wrapper_weights.blob"]
+
+
+def test_an_interrupted_load_puts_the_blob_back(tmp_path: Path, monkeypatch: Any) -> None:
+    """HOOK-LOW-5: a failure after the take (here the digest) gives the file back to its path."""
+    weights = b"weights " * 100
+    blob = str(_materialize_in(tmp_path, [weights])[-1])  # a plain path: the digest is computed
+
+    def failing(self: FileBackedData) -> bytes:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(FileBackedData, "sha256", failing)
+    with pytest.raises(KeyboardInterrupt):
+        FileBackedAotiBackend.load_weights_blob(blob, ON)
+    monkeypatch.undo()
+    import gc
+
+    gc.collect()
+    assert Path(blob).read_bytes() == weights
+    assert sorted(os.listdir(tmp_path)) == ["m.wrapper_weights.blob"]
+
+
+def test_the_temporary_names_take_no_tempfile_lock(tmp_path: Path, monkeypatch: Any) -> None:
+    """HOOK-MAT-5: no ``tempfile`` call (whose first name takes ``tempfile._once_lock``)."""
+    import tempfile
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("tempfile was used")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(tempfile, "_get_candidate_names", refuse)
+    result = _materialize_in(tmp_path, [b"w" * 10])
+    assert Path(result[-1]).read_bytes() == b"w" * 10
