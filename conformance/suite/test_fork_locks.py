@@ -235,6 +235,96 @@ for blob in result:
     blob.close()
 """)
 
+_FIRST_MATERIALIZE = child_script(r"""
+import signal, sysconfig, threading, time, warnings
+
+def write(name):
+    path = os.path.join(directory, name)
+    with open(path, "wb") as f:
+        f.write(b"\x7fELF")
+    return path
+
+parent_so, child_so = write("parent.wrapper.so"), write("child.wrapper.so")
+WEIGHTS = [b"first materialize\n" * 64]
+STDLIB = sysconfig.get_paths()["stdlib"]
+KINDS = (type(threading.Lock()), type(threading.RLock()))
+
+def module_locks():
+    # the locks the standard library's loaded modules keep at module level, by name
+    found = {}
+    for name, module in list(sys.modules.items()):
+        where = getattr(module, "__file__", None) or ""
+        if not where.startswith(STDLIB) or "-packages" in where:
+            continue
+        for attr, value in list(vars(module).items()):
+            if isinstance(value, KINDS):
+                found[f"{name}.{attr}"] = value
+    return found
+
+def held(lock):
+    owned = getattr(lock, "_is_owned", None)
+    return owned() if owned is not None else lock.locked()
+
+state = {"modules": -1, "locks": {}, "paused": "none"}
+reached, release = threading.Event(), threading.Event()
+busy_at_start = {name for name, lock in module_locks().items() if held(lock)}
+
+def trace(frame, event, arg):
+    # paused at the first line at which the thread holds a lock it did not find held
+    if event == "line" and not reached.is_set():
+        if len(sys.modules) != state["modules"]:
+            state["modules"], state["locks"] = len(sys.modules), module_locks()
+        for name, lock in state["locks"].items():
+            if name not in busy_at_start and held(lock):
+                state["paused"] = f"{name} at {frame.f_code.co_filename}:{frame.f_lineno}"
+                reached.set()
+                release.wait(60)
+                break
+    return trace
+
+result = []
+
+def first_move():
+    sys.settrace(trace)
+    try:
+        result.append(impl.low_memory.materialize(parent_so, iter(WEIGHTS)))
+    finally:
+        sys.settrace(None)
+        reached.set()
+
+thread = threading.Thread(target=first_move, daemon=True)
+thread.start()
+reached.wait(60)
+print(f"paused={state['paused']}", flush=True)
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore", DeprecationWarning)  # fork of a threaded process
+    pid = os.fork()
+if pid == 0:
+    code = 1
+    try:
+        data, _ = impl.low_memory.load(impl.low_memory.materialize(child_so, iter(WEIGHTS)))
+        getattr(data, "close", lambda: None)()
+        code = 0
+    finally:
+        os._exit(code)
+deadline, code = time.monotonic() + float(case), None
+while time.monotonic() < deadline:
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if done:
+        code = os.waitstatus_to_exitcode(status)
+        break
+    time.sleep(0.005)
+else:
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+print(f"child={'hung' if code is None else code}", flush=True)
+release.set()
+thread.join(30)
+for blob in result:
+    data, _ = impl.low_memory.load(blob)
+    getattr(data, "close", lambda: None)()
+""")
+
 
 @requires("subprocess")
 @pytest.mark.requires("file-backed")
@@ -263,3 +353,33 @@ class TestForkDuringFirstMove:
         assert run.returncode == 0, run.stderr
         left = [n for n in os.listdir(tmp_path) if n.startswith(".executorch_")]
         assert not left, f"placeholders left: {left}"
+
+
+@requires("subprocess")
+@pytest.mark.requires("low-memory-weights")
+@pytest.mark.relies_on("HOOK-LOW-1")
+class TestForkDuringFirstMaterialize:
+    @clause("HOOK-MAT-5")
+    @needs_fork
+    def test_child_materializes_its_first_blob(self, impl: Implementation, tmp_path: Path) -> None:
+        """A fresh interpreter starts a thread on its first materialize, paused at the first line
+        at which it holds a module-level lock of the standard library (tempfile's first-name
+        lock, for a temporary made by mkstemp), and forks: the child's own first materialize and
+        load must complete within the bound."""
+        run = run_child(impl, _FIRST_MATERIALIZE, tmp_path, str(CHILD_BOUND), fresh=True)
+        paused = run.value("paused")
+        child = run.value("child")
+        assert child == "0", (
+            "a child forked while another thread of a fresh parent was inside the process's "
+            f"first materialize_weights_blob (paused holding {paused}): its own materialize and "
+            "load "
+            + (
+                f"had not completed after {CHILD_BOUND} s (killed)"
+                if child == "hung"
+                else f"failed (exit status {child})"
+            )
+            + "; expected them to wait for no lock the parent's thread held"
+        )
+        assert run.returncode == 0, run.stderr
+        left = [n for n in os.listdir(tmp_path) if n.endswith(".tmp")]
+        assert not left, f"temporary files left: {left}"

@@ -18,14 +18,18 @@ import select
 import shutil
 import signal
 import stat
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 import pytest
 
 from conformance.api import Implementation, LowMemoryWeights
+from conformance.suite.test_hook_interrupts import implementation_code
 
 clause = pytest.mark.clause
 requires = pytest.mark.requires
@@ -96,6 +100,81 @@ def _as_nobody(action: Callable[[], object]) -> None:
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0, "the plant as nobody failed"
+
+
+@contextlib.contextmanager
+def _sticky_directory() -> Iterator[Path]:
+    """A directory everyone may write in, sticky (mode 1777, as ``/tmp``): an entry is its
+    owner's, which no one else but root may rename or remove."""
+    with _shared_directory() as directory:
+        directory.chmod(0o1777)
+        yield directory
+
+
+class _CoUser:
+    """A process running as ``nobody`` that plants a file of its own at a path when asked (one
+    request at a time over a pipe, each answer awaited at most ``CHILD_SECONDS``)."""
+
+    def __init__(self) -> None:
+        self._requests, ask = os.pipe()
+        answers, self._answer = os.pipe()
+        self.pid = os.fork()
+        if self.pid == 0:  # pragma: no cover - the child; it must never return into pytest
+            try:
+                os.close(ask)
+                os.close(answers)
+                os.setgroups([])
+                os.setgid(NOBODY)
+                os.setuid(NOBODY)
+                with os.fdopen(self._requests, "rb") as requests:
+                    for line in requests:
+                        try:
+                            fd = os.open(line.rstrip(b"\n"), os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+                            os.write(fd, PLANTED)
+                            os.close(fd)
+                            os.write(self._answer, b"1")
+                        except OSError:
+                            os.write(self._answer, b"0")
+            finally:
+                os._exit(0)
+        os.close(self._requests)
+        os.close(self._answer)
+        self._ask, self._answers = ask, answers
+
+    def plant(self, path: Path) -> bool:
+        """Whether the co-user made its file at ``path``."""
+        os.write(self._ask, os.fsencode(path) + b"\n")
+        if not select.select([self._answers], [], [], CHILD_SECONDS)[0]:
+            raise AssertionError("the co-user did not answer")
+        return os.read(self._answers, 1) == b"1"
+
+    def close(self) -> None:
+        os.close(self._ask)
+        os.close(self._answers)
+        os.waitpid(self.pid, 0)
+
+
+def _lines_traced(call: Callable[[], object], on_line: Callable[[int], None]) -> int:
+    """Run ``call``, calling ``on_line(k)`` at its ``k``-th line event of the implementation's own
+    code; the events counted. What ``call`` raises propagates."""
+    count = 0
+
+    def local(frame: FrameType, event: str, arg: object) -> Any:
+        nonlocal count
+        if event == "line":
+            count += 1
+            on_line(count)
+        return local
+
+    def tracer(frame: FrameType, event: str, arg: object) -> Any:
+        return local if implementation_code(frame.f_code) else None
+
+    sys.settrace(tracer)
+    try:
+        call()
+    finally:
+        sys.settrace(None)
+    return count
 
 
 def _need_root() -> None:
@@ -293,4 +372,77 @@ class TestPlantedByAnotherUser:
                 data.close()  # type: ignore[attr-defined]
             assert digest == hashlib.sha256(content).hexdigest(), (
                 "the store would key the planter's bytes under the digest of the genuine weights"
+            )
+
+
+@requires("low-memory-weights")
+class TestRaceAndSteering:
+    """A co-user acting at the worst moment, or steering the blob's directory (as ``nobody``, in a
+    sticky directory; the export runs as root)."""
+
+    @clause("HOOK-MAT-3")
+    def test_a_file_planted_at_any_moment_is_kept(self, impl: Implementation) -> None:
+        """The co-user plants its file at the blob's name at each line event of the
+        implementation's own code under one materialize (one moment per run): between the
+        last check and the rename among them. Its file must be kept, whatever the hook does."""
+        _need_root()
+        with _sticky_directory() as directory:
+            name = _blob_name(impl, directory)
+            planted = directory / name
+            so = _so(directory)
+            hooks = _hooks(impl)
+            total = _lines_traced(lambda: hooks.materialize(so, iter(WEIGHTS)), lambda k: None)
+            co_user = _CoUser()
+            replaced = []
+            try:
+                for at in range(1, total + 1):
+                    for entry in os.listdir(directory):  # each run meets a free name
+                        if entry != "model.wrapper.so":
+                            os.unlink(directory / entry)
+                    made: list[bool] = []
+
+                    def plant(k: int, at: int = at, made: list[bool] = made) -> None:
+                        if k == at and not made:
+                            made.append(co_user.plant(planted))
+
+                    with contextlib.suppress(OSError):
+                        _lines_traced(lambda: hooks.materialize(so, iter(WEIGHTS)), plant)
+                    if made and made[0] and planted.read_bytes() != PLANTED:
+                        replaced.append(at)
+            finally:
+                co_user.close()
+            assert not replaced, (
+                f"a file another user put at the blob's name at line event(s) {replaced[:10]} "
+                f"of {total} was replaced (as root, despite the sticky bit): the check and the "
+                "rename are two steps, and the rename replaces what came between"
+            )
+
+    @clause("HOOK-MAT-4")
+    def test_a_co_users_directory_link_is_not_followed(
+        self, impl: Implementation, tmp_path: Path
+    ) -> None:
+        _need_root()
+        private = tmp_path / "private"  # root's own 0700 directory
+        private.mkdir(mode=0o700)
+        with _sticky_directory() as directory:
+            name = _blob_name(impl, directory)
+            earlier = private / name
+            earlier.write_bytes(b"root's earlier blob, of another model")
+            _as_nobody(lambda: os.symlink(private, directory / "out"))
+            so = directory / "out" / "model.wrapper.so"
+            so.write_bytes(b"\x7fELF")  # the compiler wrote it through the link
+            try:
+                written = _hooks(impl).materialize(str(so), iter(WEIGHTS))
+            except (OSError, ValueError) as exc:
+                assert str(directory / "out") in str(exc), f"the refusal names no path: {exc!r}"
+                written = None
+            assert earlier.read_bytes() == b"root's earlier blob, of another model", (
+                "through another user's directory link the export replaced root's earlier "
+                "blob in a private directory"
+            )
+            assert written is None, (
+                f"the blob was written through another user's directory link: {written}"
+            )
+            assert sorted(os.listdir(private)) == sorted([name, "model.wrapper.so"]), (
+                f"written into the private directory: {os.listdir(private)}"
             )

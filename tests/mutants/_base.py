@@ -145,25 +145,8 @@ _LOW_MEMORY = (hooks.CompileSpec(hooks.LOW_MEMORY_MODE, b"ON"),)
 
 class LowMemoryBackend(hooks.FileBackedAotiBackend):
     """The reference's low-memory backend, taking the blob over with ``blob_class.move_from``,
-    with the choice of the digest handed on from ``materialize_weights_blob`` as a step."""
-
-    blob_class: type[reference.FileBackedData] = reference.FileBackedData
-
-    @classmethod
-    def load_weights_blob(
-        cls, blob_path: str, compile_specs: Sequence[hooks.CompileSpec]
-    ) -> tuple[hooks.CordBuffer, str]:
-        if not hooks.is_low_memory_mode(compile_specs):
-            return super().load_weights_blob(blob_path, compile_specs)
-        data = cls.blob_class.move_from(blob_path, sha256=cls._handed_digest(blob_path))
-        return data, data.sha256().hex()
-
-    @staticmethod
-    def _handed_digest(blob_path: str) -> bytes | None:
-        """The digest ``materialize_weights_blob`` computed, while the blob is still that file."""
-        if isinstance(blob_path, hooks.WeightsBlobPath):
-            return blob_path.digest_if_unchanged()
-        return None
+    with the choice of the digest handed on from ``materialize_weights_blob`` as a step
+    (``_handed_digest``), and how the blob is written as another (``_blob``)."""
 
 
 class LowMemory:

@@ -1,8 +1,10 @@
-"""Breaks: HOOK-MAT-3
+"""Breaks: HOOK-MAT-3, HOOK-MAT-4, HOOK-MAT-6
 
 Low-memory ``materialize_weights_blob`` that writes the blob with ``open(path, "wb")`` at its final
 name, as ExecuTorch's backends do: a symbolic link planted there is followed, a FIFO hangs the open,
 and a regular file another user planted receives the weights (and stays that user's to change).
+The path's directory links are followed too (HOOK-MAT-4), and the ``with`` that closes the file is
+all its clean-up: a raising handler at that line leaves the descriptor open (HOOK-MAT-6).
 """
 
 from __future__ import annotations

@@ -230,29 +230,16 @@ def test_default_flags() -> None:
 # FileBackedAotiBackend: materialize
 
 
-class _RecordingFile:
-    def __init__(self, real, sizes: list[int]) -> None:
-        self._real, self._sizes = real, sizes
-
-    def write(self, data: bytes) -> int:
-        self._sizes.append(len(data))
-        return self._real.write(data)
-
-    def __getattr__(self, name: str):
-        return getattr(self._real, name)
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._real.close()
-
-
 def test_materialize_streams_the_weights_next_to_the_wrapper(tmp_path: Path, monkeypatch) -> None:
     chunks = [os.urandom(2 * CHUNK_SIZE + 5), b"", os.urandom(100), os.urandom(CHUNK_SIZE)]
     sizes: list[int] = []
-    real_fdopen = os.fdopen  # the blob is written through the descriptor mkstemp made
-    monkeypatch.setattr(hooks.os, "fdopen", lambda fd, m: _RecordingFile(real_fdopen(fd, m), sizes))
+    real_write_all = hooks._write_all  # every piece goes to the temporary's descriptor through it
+
+    def write_all(fd: int, piece: bytes) -> None:
+        sizes.append(len(piece))
+        real_write_all(fd, piece)
+
+    monkeypatch.setattr(hooks, "_write_all", write_all)
     so = str(tmp_path / "m.wrapper.so")
     other = str(tmp_path / "m.json")
     result = FileBackedAotiBackend.materialize_weights_blob([so, Weights(iter(chunks)), other], ON)
@@ -573,14 +560,63 @@ def test_a_failed_write_leaves_no_temporary_file(tmp_path: Path, error: type) ->
 def test_the_stamp_is_of_the_file_written(tmp_path: Path, monkeypatch: Any) -> None:
     """A file put at the blob's name between the rename and the return is not the one hashed:
     the stamp comes from the descriptor written, so the digest is not handed on for it."""
-    real_replace = os.replace
+    real_rename = hooks.rename_noreplace
 
-    def replace_then_swap(source: str, target: str) -> None:
-        real_replace(source, target)
+    def rename_then_swap(old_dir: int, old: str, new_dir: int, new: str) -> None:
+        real_rename(old_dir, old, new_dir, new)
         other = tmp_path / "other"
         other.write_bytes(b"swapped in by someone else")
-        real_replace(other, target)
+        os.replace(other, tmp_path / new)
 
-    monkeypatch.setattr(hooks.os, "replace", replace_then_swap)
+    monkeypatch.setattr(hooks, "rename_noreplace", rename_then_swap)
     result = _materialize_in(tmp_path, [b"genuine"])
     assert result[-1].digest_if_unchanged() is None
+
+
+def test_a_refused_store_gives_the_blob_back(tmp_path: Path) -> None:
+    """HOOK-LOW-5: the store refuses the blob (its key holds other bytes): the file taken over is
+    back at the blob's path, unowned, and nothing else is left in the directory."""
+    weights = b"hours of training " * 100
+    blob = _materialize_in(tmp_path, [weights])[-1]
+    store = NamedDataStore()
+    key = hashlib.sha256(weights).hexdigest() + hooks.WEIGHTS_BLOB_SUFFIX
+    store.add_named_data(key, b"other bytes", 1, None)
+    with pytest.raises(ValueError):
+        FileBackedAotiBackend.store_weights_blob(blob, ON, store)
+    import gc
+
+    gc.collect()
+    assert Path(blob).read_bytes() == weights
+    assert sorted(os.listdir(tmp_path)) == ["m.wrapper_weights.blob"]
+
+
+def test_an_interrupted_load_puts_the_blob_back(tmp_path: Path, monkeypatch: Any) -> None:
+    """HOOK-LOW-5: a failure after the take (here the digest) gives the file back to its path."""
+    weights = b"weights " * 100
+    blob = str(_materialize_in(tmp_path, [weights])[-1])  # a plain path: the digest is computed
+
+    def failing(self: FileBackedData) -> bytes:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(FileBackedData, "sha256", failing)
+    with pytest.raises(KeyboardInterrupt):
+        FileBackedAotiBackend.load_weights_blob(blob, ON)
+    monkeypatch.undo()
+    import gc
+
+    gc.collect()
+    assert Path(blob).read_bytes() == weights
+    assert sorted(os.listdir(tmp_path)) == ["m.wrapper_weights.blob"]
+
+
+def test_the_temporary_names_take_no_tempfile_lock(tmp_path: Path, monkeypatch: Any) -> None:
+    """HOOK-MAT-5: no ``tempfile`` call (whose first name takes ``tempfile._once_lock``)."""
+    import tempfile
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("tempfile was used")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(tempfile, "_get_candidate_names", refuse)
+    result = _materialize_in(tmp_path, [b"w" * 10])
+    assert Path(result[-1]).read_bytes() == b"w" * 10

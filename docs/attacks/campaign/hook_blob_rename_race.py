@@ -50,16 +50,19 @@ def main() -> int:
         with open(so, "wb"):
             pass
         blob = os.path.join(shared, "m.wrapper_weights.blob")
-        code = hooks._write_blob.__code__
         planted = [False]
 
         def local(frame: FrameType, event: str, arg: Any) -> Any:
             line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
-            if event == "line" and "os.replace(" in line and not planted[0]:
+            renames = "os.replace(" in line or "rename_noreplace(" in line
+            if event == "line" and renames and not planted[0]:
                 planted[0] = plant(blob)
             return local
 
-        sys.settrace(lambda frame, event, arg: local if frame.f_code is code else None)
+        # the hook's rename onto the blob's name, in whichever function of the module makes it
+        sys.settrace(
+            lambda frame, event, arg: local if frame.f_code.co_filename == hooks.__file__ else None
+        )
         try:
             FileBackedAotiBackend.materialize_weights_blob([so, Weights([b"w" * 100])], SPECS)
         except OSError as exc:
