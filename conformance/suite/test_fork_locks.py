@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from conformance.api import FileBackedData, Implementation
+from conformance.harness.checks import check
 from conformance.harness.child import child_script, run_child
 
 clause = pytest.mark.clause
@@ -340,7 +341,8 @@ class TestForkDuringFirstMove:
         run = run_child(impl, _FIRST_MOVE, tmp_path, str(CHILD_BOUND), fresh=True)
         paused = run.value("paused")
         child = run.value("child")
-        assert child == "0", (
+        check(
+            child == "0",
             "a child forked while another thread of a fresh parent was inside the process's "
             f"first move_from (paused holding {paused}): its own first move_from and close() "
             + (
@@ -348,7 +350,8 @@ class TestForkDuringFirstMove:
                 if child == "hung"
                 else f"failed (exit status {child})"
             )
-            + "; expected them to wait for no lock the parent's thread held"
+            + "; expected them to wait for no lock the parent's thread held",
+            "FBD-FORK-2",
         )
         assert run.returncode == 0, run.stderr
         left = [n for n in os.listdir(tmp_path) if n.startswith(".executorch_")]
@@ -369,7 +372,8 @@ class TestForkDuringFirstMaterialize:
         run = run_child(impl, _FIRST_MATERIALIZE, tmp_path, str(CHILD_BOUND), fresh=True)
         paused = run.value("paused")
         child = run.value("child")
-        assert child == "0", (
+        check(
+            child == "0",
             "a child forked while another thread of a fresh parent was inside the process's "
             f"first materialize_weights_blob (paused holding {paused}): its own materialize and "
             "load "
@@ -378,7 +382,8 @@ class TestForkDuringFirstMaterialize:
                 if child == "hung"
                 else f"failed (exit status {child})"
             )
-            + "; expected them to wait for no lock the parent's thread held"
+            + "; expected them to wait for no lock the parent's thread held",
+            "HOOK-MAT-5",
         )
         assert run.returncode == 0, run.stderr
         left = [n for n in os.listdir(tmp_path) if n.endswith(".tmp")]
