@@ -315,12 +315,13 @@ REJECTED: tuple[object, ...] = (
     (b"a",),
     {b"a": b"b"},
     *(_named(n) for n in ("File", "Data", "Backed", "Cor", "byte", "Named", "Zebra", "STR")),
-    claiming(bytes),
 )
 """Values of types neither ``bytes`` nor a blob nor a Cord: built-in ones, and classes of the
 suite's own whose names are parts of the accepted types' names (``File`` in ``FileBackedData``,
-``byte`` in ``bytes``) or of a message's words, another case of a built-in's name (``STR``), and an
-object whose ``__class__`` says it is ``bytes`` (a check by ``isinstance`` takes it)."""
+``byte`` in ``bytes``) or of a message's words, and another case of a built-in's name (``STR``)."""
+CLAIMING: tuple[object, ...] = (claiming(bytes),)
+"""Objects whose ``__class__`` says they are ``bytes``, which a check by ``isinstance`` takes
+(CORD-TYPE-2: hostile input, a strict rule)."""
 
 
 def names_type(message: str, value: object) -> bool:

@@ -14,7 +14,7 @@ import pytest
 from conformance.api import Cord, Implementation
 from conformance.harness.checks import blame, check
 from conformance.harness.child import child_script, run_child
-from conformance.harness.classes import REJECTED, around, names_type
+from conformance.harness.classes import CLAIMING, REJECTED, around, names_type
 from conformance.harness.helpers import Blobs, shm_directory
 from conformance.harness.input_classes import SINKS
 from conformance.harness.measure import BIG, READ_BOUND, MiB, bytes_read, peak_memory
@@ -421,3 +421,13 @@ class TestRejectedPiecesNamed:
             f"the message {str(raised.value)!r} does not name {type(piece).__name__!r}"
         )
         assert (len(cord), bytes(cord)) == (4, b"kept")
+
+    @clause("CORD-TYPE-2")
+    @pytest.mark.parametrize("piece", CLAIMING, ids=[type(v).__name__ for v in CLAIMING])
+    @pytest.mark.parametrize("how", ["append", "constructor"])
+    def test_a_piece_that_claims_a_type_is_refused(
+        self, impl: Implementation, piece: object, how: str
+    ) -> None:
+        """An object whose ``__class__`` attribute says ``bytes`` is not ``bytes``: refused,
+        named by its own type, the Cord unchanged (CORD-TYPE-2)."""
+        self.test_the_message_names_the_type_as_a_word(impl, piece, how)

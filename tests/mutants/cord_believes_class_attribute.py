@@ -1,4 +1,4 @@
-"""Breaks: CORD-TYPE-1
+"""Breaks: CORD-TYPE-2
 
 ``Cord.append`` that tells a piece's type by ``isinstance``, which believes an object's
 ``__class__`` attribute: an object that says it is ``bytes`` is appended as a piece.

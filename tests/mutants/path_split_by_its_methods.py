@@ -1,4 +1,4 @@
-"""Breaks: FBD-INIT-1, FBD-MOVE-1
+"""Breaks: FBD-INIT-5
 
 A path of a ``str`` subclass split into its directory and name with ``os.path.split`` before it
 is used, which asks the path's own methods (``rfind``, slicing): a path whose methods lie names
