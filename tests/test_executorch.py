@@ -32,8 +32,22 @@ REGENERATE = "cordspec run --impl executorch --profile strict --report docs/exec
 """How the committed report is made (the README's command for ExecuTorch's report)."""
 MET = ("FBD-CLOSE-5", "HOOK-MAT-2", "HOOK-LOW-1")
 """Clauses 1.5.1 meets, whose tests fail only at other clauses' checks."""
-CORE_DEVIATIONS = 6
-"""The most core clauses 1.5.1 may deviate in: those the deviations file declares today."""
+CORE_DEVIATIONS = 7
+"""The most core clauses 1.5.1 may deviate in: those the deviations file declares today (FBD-MOVE-2
+among them: a placeholder made through a linked directory then '..', found by the path forms)."""
+UNOBSERVED = {"FBD-READ-2", "FBD-HASH-1", "FBD-FAULT-1"}
+"""The core clauses the suite cannot judge in 1.5.1, untested and never passed: their faults after
+a system call took effect are injected through Python's ``os``, which 1.5.1's reads through
+``open()`` never call, and no fault below Python can come after a call took effect."""
+
+
+def _statuses(data: dict[str, Any], profile: str) -> dict[str, str]:
+    """Each clause of ``profile`` (core: the core clauses alone) and its status."""
+    return {
+        c["id"]: c["status"]
+        for c in data["clauses"]
+        if profile == "strict" or c["profile"] == "core"
+    }
 
 
 def _argvs(over: Path) -> dict[str, list[str]]:
@@ -72,9 +86,13 @@ def test_the_core_run_gives_a_verdict(runs: Runs) -> None:
     never deviations that match nothing."""
     _, status, out = runs["core"]
     assert "match nothing" not in out, out[-3000:]
-    assert status == 0, out[-3000:]
-    verdict = _report(runs["core"])["verdicts"]["core"]
-    assert verdict["result"] == "conforms-with-deviations", verdict
+    data = _report(runs["core"])
+    verdict = data["verdicts"]["core"]
+    statuses = _statuses(data, "core")
+    # what keeps 1.5.1 from conforming is only what the suite cannot see in it, said as such
+    assert {c for c, s in statuses.items() if s == "untested"} == UNOBSERVED, verdict
+    assert "failed" not in statuses.values() and "deviation fixed" not in statuses.values()
+    assert (status, verdict["result"]) == (1, "does-not-conform"), out[-3000:]
     assert verdict["deviations"] <= CORE_DEVIATIONS, verdict
 
 
@@ -95,9 +113,12 @@ def test_the_strict_run_declares_nothing_that_is_met(
     runs: Runs,
 ) -> None:
     _, status, out = runs["strict"]
-    assert status == 0, out[-3000:]
     data = _report(runs["strict"])
     status_of = {c["id"]: c["status"] for c in data["clauses"]}
+    unseen = {c["id"]: c["reason"] for c in data["clauses"] if c["status"] == "untested"}
+    assert all("unobserved: " in why for why in unseen.values()), unseen
+    assert "failed" not in status_of.values(), out[-3000:]
+    assert status == (1 if unseen else 0), out[-3000:]
     assert {c: status_of[c] for c in MET} == {
         c: status_of[c] for c in MET if status_of[c] in ("passed", "masked")
     }

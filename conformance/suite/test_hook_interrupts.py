@@ -23,6 +23,7 @@ import pytest
 
 import conformance
 from conformance.api import Implementation, LowMemoryWeights
+from conformance.harness.observe import unobserved
 
 clause = pytest.mark.clause
 requires = pytest.mark.requires
@@ -94,7 +95,8 @@ def _points(call: Callable[[], object]) -> tuple[range, object]:
     """Every interrupt point of ``call`` (1 to the events an uninterrupted call counts), and
     what that call returned."""
     count, _, outcome = _interrupted(call, 0)
-    assert count > 0, "no line of the implementation's own code ran (nothing to interrupt)"
+    if count == 0:  # native code, or code the tracer does not reach: nothing was seen
+        unobserved("no line of the implementation's own Python code ran: nothing to interrupt")
     return range(1, count + 1), outcome
 
 
