@@ -50,8 +50,8 @@ class Cord:
     def append(self, data: CordBuffer | Cord) -> None:
         """Append a piece, or the pieces another Cord holds now (a snapshot of them)."""
         # CORD-APPEND-1: a piece by identity, its length added; CORD-TYPE-1: anything else
-        # raises before the Cord changes. Told by the class, never by a ``__class__`` attribute
-        # (which isinstance believes): an object claiming to be bytes is refused, named.
+        # raises before the Cord changes. CORD-TYPE-2: told by the class, never by a ``__class__``
+        # attribute (which isinstance believes): an object claiming to be bytes is refused, named.
         if type(data) is bytes or (isinstance(data, bytes) and issubclass(type(data), bytes)):
             self._byte_size += len(data)  # the usual piece first: one type test
             self._buffers.append(data)

@@ -1236,6 +1236,7 @@ def test_the_console_says_what_a_raising_test_expected(pytester: pytest.Pytester
     )
     out = result.stdout.str()
     why = out[out.index("why each failed clause failed") :]
+    why = why.partition("short test summary info")[0]  # pytest's own summary follows
     assert "ClauseFailure" not in why, why
     assert "CORD-INIT-3 failed: test_fake.py::test_fails_without_a_message" in why, why
 

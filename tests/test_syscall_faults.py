@@ -67,7 +67,7 @@ def test_a_read_that_hides_a_fault_is_judged_below_python(tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     ("mutant", "scenario", "clause"),
     [
-        ("move_rename_unseen_error_swallowed", MOVE, "FBD-MOVE-5"),
+        ("move_rename_unseen_error_swallowed", MOVE, "FBD-FAULT-1"),
         ("close_unlink_unseen_error_swallowed", CLOSE, "FBD-CLOSE-7"),
     ],
 )

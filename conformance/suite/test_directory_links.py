@@ -4,6 +4,7 @@ private directory whose file is then owned and deleted; a link of the process's 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -51,8 +52,9 @@ class _Swapped:
         return self.private / "x.bin"
 
 
-@pytest.fixture
-def swapped() -> Iterator[_Swapped]:
+@contextlib.contextmanager
+def _swapped() -> Iterator[_Swapped]:
+    """A shared directory holding another user's link, ``sub``, to a private directory."""
     if os.geteuid() != 0:
         pytest.skip("not testable here: acting as a second user needs root (setpriv)")
     if shutil.which("setpriv") is None:
@@ -79,6 +81,11 @@ def _placeholders(*directories: Path) -> list[str]:
 
 @pytest.mark.requires("file-backed")
 class TestAnotherUsersDirectoryLink:
+    @pytest.fixture
+    def swapped(self) -> Iterator[_Swapped]:
+        with _swapped() as made:
+            yield made
+
     @clause("FBD-INIT-9")
     @pytest.mark.parametrize("how", ["move_from", "cleanup=True"])
     def test_refused(self, impl: Implementation, swapped: _Swapped, how: str) -> None:

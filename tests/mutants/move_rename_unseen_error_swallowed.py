@@ -1,9 +1,11 @@
-"""Breaks: FBD-MOVE-5
+"""Breaks: FBD-FAULT-1
 
 ``move_from`` that renames through ``posix.replace`` (out of reach of a hook on ``os.replace``) and
-takes a failed rename for one that happened: the placeholder it then finds is the empty one, and
-putting it "back" onto the source's path replaces the user's file with an empty one. Only a fault
-below Python (a system call failed in a child under strace) reaches that rename.
+takes a failed rename for one that happened: the placeholder it then finds is the empty one, which
+no longer matches the source, and the move fails with the put-back's error instead of the rename's
+(``EIO`` lost). Putting that empty file "back" would replace the user's file, which the reference's
+put-back refuses (it never replaces). Only a fault below Python (a system call failed in a child
+under strace) reaches that rename.
 """
 
 from __future__ import annotations
