@@ -13,16 +13,17 @@ from unittest import mock
 
 import reference
 from conformance.api import Implementation
+from reference.placeholders import _Move
 
 from . import implementation
 from ._support import directory, make_file, read_file
 
 
 class FileBackedData(reference.FileBackedData):
-    @staticmethod
-    def _undo(source: str, placeholder: str, identity: object) -> None:
+    @classmethod
+    def _undo(cls, move: _Move) -> None:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(placeholder)  # the placeholder is assumed empty
+            os.unlink(move.placeholder)  # the placeholder is assumed empty
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
