@@ -59,6 +59,7 @@ class OwnGetitem(bytes):
         range(size)[index]  # IndexError as bytes' own
         return _OTHER
 
+
 ALL: dict[str, type[bytes]] = {
     c.__name__: c for c in (Plain, Slotted, OwnBytes, OwnLen, OwnIter, OwnGetitem)
 }
