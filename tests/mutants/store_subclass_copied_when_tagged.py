@@ -1,6 +1,6 @@
 """Breaks: NDS-ADD-1
 
-A blob of a subclass of ``bytes`` added with an external tag is stored as ``bytes(data)``, a copy
+A blob of a subclass of ``bytes`` added with an external tag is stored as a copy of its contents
 (an inline one is stored by identity): the external buffer is not the object added.
 """
 
@@ -22,8 +22,9 @@ class NamedDataStore(reference.NamedDataStore):
         external_tag: Any = None,
         tensor_layout: Any = None,
     ) -> None:
-        if external_tag is not None and isinstance(data, bytes) and type(data) is not bytes:
-            data = bytes(data)
+        valid = type(key) is str and type(external_tag) is str and type(alignment) is int
+        if valid and isinstance(data, bytes) and type(data) is not bytes:
+            data = bytes(memoryview(data))  # the contents, copied
         super().add_named_data(key, data, alignment, external_tag, tensor_layout)
 
 
