@@ -1,7 +1,8 @@
-"""Breaks: NDS-ADD-1
+"""Breaks: NDS-ADD-1, NDS-DEDUP-11
 
 A blob of a subclass of ``bytes`` added with an external tag is stored as a copy of its contents
-(an inline one is stored by identity): the external buffer is not the object added.
+(an inline one is stored by identity): the external buffer is not the object added, and a tagged
+blob that matches a stored one is copied to be compared.
 """
 
 from __future__ import annotations
