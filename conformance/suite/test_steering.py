@@ -285,6 +285,30 @@ class TestReadsNeverFollowALink:
             pytest.fail(f"{read}() read through a directory replaced by a link: {result!r}")
 
 
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links")
+@requires("file-backed")
+class TestReleaseLeavesALink:
+    """FBD-CLOSE-8: a symbolic link put at an owned file's name is another file, even when it
+    leads to the owned file itself (moved aside): release does not delete it, nor its target."""
+
+    @clause("FBD-CLOSE-8")
+    @relies_on("FBD-CLOSE-1")  # a close() that removes nothing never deletes a link
+    @pytest.mark.parametrize("target", ["own-file", "other-file", "dangling"])
+    @pytest.mark.parametrize("how", ["move_from", "cleanup=True"])
+    def test_close_leaves_a_link_at_the_name(
+        self, impl: Implementation, blobs: Blobs, how: str, target: str
+    ) -> None:
+        blob = blobs.track(_owned(blobs, how))
+        path = blobs.path(blob)
+        _link_at_the_name(path, target)
+        blob.close()
+        assert path.is_symlink(), f"close() deleted a symbolic link to {target} at the owned name"
+        if target != "dangling":
+            assert path.read_bytes() == OWNED, "close() deleted the file the link leads to"
+        for left in path.parent.iterdir():
+            left.unlink()  # the test's own: the link, and what was moved aside
+
+
 @requires("file-backed")
 class TestRelativePaths:
     """FBD-INIT-8: a blob made from a relative path keeps its file through ``os.chdir``."""
