@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import os
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conformance.api import Cord, Implementation
+from conformance.harness import bytes_subclasses
 from conformance.harness.checks import blame, check
 from conformance.harness.child import child_script, run_child
 from conformance.harness.classes import CLAIMING, REJECTED, around, names_type
@@ -126,6 +128,34 @@ class TestAppend:
         out = io.BytesIO()
         cord.write_to_file(out)
         assert (len(cord), bytes(cord), out.getvalue()) == (16, b"subclass" * 2, b"subclass" * 2)
+
+    @clause("CORD-TYPE-1")
+    @pytest.mark.parametrize(
+        "kind", list(bytes_subclasses.ALL.values()), ids=list(bytes_subclasses.ALL)
+    )
+    def test_a_bytes_subclass_piece_is_never_copied(
+        self, impl: Implementation, kind: type[bytes]
+    ) -> None:
+        """Held by identity, as bytes are: not copied by the constructor, by append or by a
+        write, which writes the piece's own contents (not what its ``__bytes__``, iteration or
+        indexing give)."""
+        piece = kind(LARGE_BYTES)
+        made = held_memory(lambda: impl.Cord(piece))
+        cord = impl.Cord(b"<")
+        appended = held_memory(lambda: cord.append(piece))
+        cord.append(b">")
+        sink = bytes_subclasses.HashingSink()
+        written = peak_memory(lambda: cord.write_to_file(sink))
+        size = len(LARGE_BYTES)
+        assert max(made, appended, written) < MiB, (
+            f"a {kind.__name__} piece of {size} bytes: Cord(piece) allocated {made} bytes, "
+            f"append {appended}, write_to_file {written}"
+        )
+        assert len(cord) == size + 2
+        expected = hashlib.sha256(b"<" + LARGE_BYTES + b">").digest()
+        assert (sink.size, sink.digest()) == (size + 2, expected), (
+            f"write_to_file wrote other contents for a {kind.__name__} piece"
+        )
 
     @clause("CORD-TYPE-1")
     @pytest.mark.parametrize(

@@ -209,6 +209,36 @@ class TestSharing:
         assert content(buffers[1]) == b""
         assert [index_of(store, name) for name in [*order, "bytes-again"]] == [1, 1, 1, 1]
 
+    @clause("NDS-DEDUP-7")
+    # the supplied digest reaches the store through sha256(); buffers are seen by identity
+    # NDS-DEDUP-7 itself says an empty blob's digest is trusted: NDS-DEDUP-10 is not relied on
+    @relies_on("FBD-MOVE-1", "FBD-MOVE-7", "NDS-DEDUP-5", "NDS-OUT-2")
+    @pytest.mark.parametrize("supplied", ["wrong", "right"])
+    @pytest.mark.parametrize("where", ["first", "second"])
+    def test_an_empty_blob_with_a_supplied_digest_is_compared_by_it(
+        self, impl: Implementation, blobs: Blobs, supplied: str, where: str
+    ) -> None:
+        """An empty blob is not shared for being empty: with a wrong supplied digest, first or
+        after the other empty blobs, it gets a buffer of its own; with the right one it shares."""
+        digest = sha(b"") if supplied == "right" else sha(b"not empty")
+        claimed = blobs.moved(b"", sha256=digest)
+        others: list[Blob] = [b"", blobs.moved(b"")]
+        order = [claimed, *others] if where == "first" else [*others, claimed]
+        store = impl.NamedDataStore()
+        for i, blob in enumerate(order):
+            store.add_named_data(f"empty-{i}", blob)
+        buffers = store.get_named_data_store_output().buffers
+        first_other = next(i for i, blob in enumerate(order) if blob is not claimed)
+        if supplied == "right":
+            assert len(buffers) == 1 and buffers[0] is order[0]
+        else:
+            assert len(buffers) == 2, f"{len(buffers)} buffers for empty blobs, one of them claimed"
+            assert any(b is claimed for b in buffers), "the wrong-digest empty blob was shared"
+            assert any(b is order[first_other] for b in buffers)
+        expected = {0} if supplied == "right" else {index_of(store, f"empty-{first_other}")}
+        others_at = {index_of(store, f"empty-{i}") for i, b in enumerate(order) if b is not claimed}
+        assert others_at == expected
+
     @clause("NDS-DEDUP-9")
     # the order is seen by identity of the first objects; files share with bytes by digest; a
     # and b, of one fingerprint, stay apart

@@ -213,6 +213,18 @@ class TestExternalize:
             tag_of("my_prefix", ["\u0451-last"]): ["\u0451-last"],
         }
 
+    @clause("NDS-EXT-4")
+    def test_entries_sorted_across_groups(self, impl: Implementation) -> None:
+        """Keys sharing a buffer pack as one group, but a shard lists its entries in sorted key
+        order, not group by group: ``aa`` sorts between ``a`` and ``c`` of another group."""
+        store = impl.NamedDataStore()
+        for key, data in [("c", b"XX"), ("b", b"YY"), ("a", b"XX"), ("ab", b"ZZ"), ("aa", b"YY")]:
+            store.add_named_data(key, data)
+        externalize(store, 1 << 20, "shard")
+        found = {tag: [k for k, *_ in entries] for tag, entries in shards(store).items()}
+        keys = ["a", "aa", "ab", "b", "c"]
+        assert found == {tag_of("shard", keys): keys}
+
     @clause("NDS-EXT-9")
     @relies_on("NDS-EXT-2", "NDS-EXT-7")
     @pytest.mark.parametrize(

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from conformance.api import Implementation
+from conformance.harness import bytes_subclasses
 from conformance.harness.checks import check
 from conformance.harness.helpers import Blobs, buffer_ids, real_sha256, zeros_digest
 from conformance.harness.measure import (
@@ -96,6 +97,29 @@ class TestMemory:
         peak = peak_memory(add_all)
         assert buffer_ids(store) == [id(blobs[0]), id(blobs[1])]
         assert peak < COPY_BOUND, f"deduplicating {size}-byte bytes blobs held {peak} bytes"
+
+    @clause("NDS-DEDUP-11")
+    # the buffer shared is seen, by identity, as the first object added
+    @relies_on("NDS-DEDUP-5", "NDS-OUT-2")
+    @pytest.mark.parametrize("first", ["subclass", "bytes"])
+    @pytest.mark.parametrize(
+        "kind",
+        list(bytes_subclasses.HONEST_SLICES.values()),
+        ids=list(bytes_subclasses.HONEST_SLICES),
+    )
+    def test_a_matching_bytes_subclass_is_not_copied(
+        self, impl: Implementation, kind: type[bytes], first: str
+    ) -> None:
+        """A subclass of bytes, first or second of two equal blobs, is hashed in place to confirm
+        the match: no copy of it, and the first object is the buffer both keys share."""
+        contents = HEAD + bytes(HUGE // 4 - 32)
+        sub, plain = kind(contents), HEAD + bytes(HUGE // 4 - 32)
+        one, two = (sub, plain) if first == "subclass" else (plain, sub)
+        store = impl.NamedDataStore()
+        store.add_named_data("one", one)
+        peak = peak_memory(lambda: store.add_named_data("two", two, 1, "model"))
+        assert buffer_ids(store) == [id(one)], f"a {kind.__name__} blob and bytes did not share"
+        assert peak < COPY_BOUND, f"matching a {kind.__name__} of {len(sub)} bytes held {peak}"
 
     @clause("FBD-WRITE-2")
     def test_writing_into_a_real_file(

@@ -220,6 +220,95 @@ class TestReadsNeverWait:
             os.rename(moved_away, path)  # back, for the release
 
 
+_LINKED_READS = [*sorted(_READS), "Cord.write_to_file"]
+"""Every read of FBD-READ-4: the blob's own, and a Cord's write of it."""
+
+
+def _linked_read(impl: Implementation, blob: FileBackedData, read: str) -> object:
+    if read == "Cord.write_to_file":
+        out = io.BytesIO()
+        impl.Cord(blob).write_to_file(out)
+        return out.getvalue()
+    return _READS[read](blob)
+
+
+def _link_at_the_name(path: Path, target: str) -> None:
+    """Put a symbolic link at ``path`` (the blob's file moved aside first): to that very file, to
+    another file of the same contents, or to nothing."""
+    aside = path.with_name(path.name + ".aside")
+    os.rename(path, aside)
+    if target == "own-file":
+        os.symlink(aside, path)
+    elif target == "other-file":
+        other = path.with_name(path.name + ".other")
+        other.write_bytes(OWNED)
+        os.symlink(other, path)
+    else:
+        os.symlink(path.with_name("nothing-here"), path)
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links")
+@requires("file-backed")
+class TestReadsNeverFollowALink:
+    """FBD-READ-4: a symbolic link at the file's name, or at a directory above it, is refused
+    with an OSError by every read, whatever it leads to; a link to the blob's own file passes
+    every identity check, so only not following it refuses it."""
+
+    @clause("FBD-READ-4")
+    @pytest.mark.parametrize("target", ["own-file", "other-file", "dangling"])
+    @pytest.mark.parametrize("read", _LINKED_READS)
+    def test_a_link_at_the_files_name_is_not_read_through(
+        self, impl: Implementation, blobs: Blobs, read: str, target: str
+    ) -> None:
+        path = blobs.file(OWNED)
+        blob = blobs.wrap(path)
+        _link_at_the_name(path, target)
+        with pytest.raises(OSError):
+            result = _linked_read(impl, blob, read)
+            pytest.fail(f"{read}() read through a link to {target} at the file's name: {result!r}")
+
+    @clause("FBD-READ-4")
+    @pytest.mark.parametrize("read", _LINKED_READS)
+    def test_a_directory_replaced_by_a_link_is_not_read_through(
+        self, impl: Implementation, blobs: Blobs, read: str
+    ) -> None:
+        project = blobs.directory / "project"
+        project.mkdir()
+        blob = blobs.wrap(blobs.file(OWNED, name="w.bin", directory=project))
+        elsewhere = blobs.directory / "elsewhere"
+        elsewhere.mkdir()
+        (elsewhere / "w.bin").write_bytes(OWNED)
+        os.rename(project, blobs.directory / "project.moved")
+        os.symlink(elsewhere, project)
+        with pytest.raises(OSError):
+            result = _linked_read(impl, blob, read)
+            pytest.fail(f"{read}() read through a directory replaced by a link: {result!r}")
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symbolic links")
+@requires("file-backed")
+class TestReleaseLeavesALink:
+    """FBD-CLOSE-8: a symbolic link put at an owned file's name is another file, even when it
+    leads to the owned file itself (moved aside): release does not delete it, nor its target."""
+
+    @clause("FBD-CLOSE-8")
+    @relies_on("FBD-CLOSE-1")  # a close() that removes nothing never deletes a link
+    @pytest.mark.parametrize("target", ["own-file", "other-file", "dangling"])
+    @pytest.mark.parametrize("how", ["move_from", "cleanup=True"])
+    def test_close_leaves_a_link_at_the_name(
+        self, impl: Implementation, blobs: Blobs, how: str, target: str
+    ) -> None:
+        blob = blobs.track(_owned(blobs, how))
+        path = blobs.path(blob)
+        _link_at_the_name(path, target)
+        blob.close()
+        assert path.is_symlink(), f"close() deleted a symbolic link to {target} at the owned name"
+        if target != "dangling":
+            assert path.read_bytes() == OWNED, "close() deleted the file the link leads to"
+        for left in path.parent.iterdir():
+            left.unlink()  # the test's own: the link, and what was moved aside
+
+
 @requires("file-backed")
 class TestRelativePaths:
     """FBD-INIT-8: a blob made from a relative path keeps its file through ``os.chdir``."""

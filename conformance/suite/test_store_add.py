@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conformance.api import FileBackedData, Implementation, NamedDataStore
+from conformance.harness import bytes_subclasses
 from conformance.harness.checks import check
 from conformance.harness.classes import REJECTED, claiming, lying_strs, names_type
 from conformance.harness.helpers import (
@@ -25,7 +26,7 @@ from conformance.harness.helpers import (
     sha,
     state,
 )
-from conformance.harness.measure import READ_LIMIT, MiB, rchar
+from conformance.harness.measure import READ_LIMIT, MiB, peak_memory, rchar
 
 clause = pytest.mark.clause
 relies_on = pytest.mark.relies_on
@@ -101,6 +102,26 @@ class TestAdd:
         store.add_named_data("sub", data)
         out = store.get_named_data_store_output()
         assert out.buffers[out.pte_data["sub"].buffer_index] is data
+
+    @clause("NDS-ADD-1")
+    @relies_on("NDS-OUT-2")  # the stored buffer is seen, by identity, in an output
+    @pytest.mark.parametrize("tag", [None, "model"], ids=["inline", "external"])
+    @pytest.mark.parametrize(
+        "kind", list(bytes_subclasses.ALL.values()), ids=list(bytes_subclasses.ALL)
+    )
+    def test_a_bytes_subclass_blob_is_stored_not_copied(
+        self, impl: Implementation, kind: type[bytes], tag: str | None
+    ) -> None:
+        """Every subclass, inline or under a tag, is the stored buffer itself; an add that made
+        a copy of it on the way shows in its peak memory."""
+        data = kind(bytes(16 * MiB))
+        store = impl.NamedDataStore()
+        store.add_named_data("before", b"warm", 1, tag)
+        peak = peak_memory(lambda: store.add_named_data("sub", data, 1, tag))
+        out = store.get_named_data_store_output()
+        entries = out.pte_data if tag is None else out.external_data[tag]
+        assert out.buffers[entries["sub"].buffer_index] is data, f"a {kind.__name__} was copied"
+        assert peak < MiB, f"adding a {kind.__name__} of {16 * MiB} bytes allocated {peak} bytes"
 
     @clause("NDS-ADD-2")
     def test_inline_and_external_places(self, impl: Implementation, blobs: Blobs) -> None:

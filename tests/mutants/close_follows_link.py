@@ -1,0 +1,31 @@
+"""Breaks: FBD-CLOSE-8
+
+Release checks that the path still names the owned file with ``stat``, which follows a symbolic
+link, and removes the path: a link put at the name that leads to the owned file (moved aside) is
+taken for it and deleted, though it is another file.
+"""
+
+from __future__ import annotations
+
+import os
+
+import reference
+
+from . import implementation
+
+
+class FileBackedData(reference.FileBackedData):
+    def close(self) -> None:
+        path = self.path
+        if self._owner and not self._closed and os.path.islink(path):
+            try:
+                st = os.stat(path)  # follows the link
+            except OSError:
+                pass
+            else:
+                if (st.st_dev, st.st_ino) == self._identity[:2]:
+                    os.unlink(path)
+        super().close()
+
+
+IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

@@ -1,0 +1,34 @@
+"""Breaks: NDS-EXT-4
+
+A shard's entries group by group, in packing order, each group's keys sorted, instead of in sorted
+key order: a key that shares a buffer with a smaller one comes before keys that sort between them.
+"""
+
+from __future__ import annotations
+
+import reference
+from reference.named_data import DataEntry, _Maps
+
+from . import implementation
+
+
+class NamedDataStore(reference.NamedDataStore):
+    def _install(
+        self,
+        tag: str,
+        shard: dict[str, DataEntry],
+        keys: list[str],
+        external: _Maps,
+        tags: dict[str, str | None],
+    ) -> None:
+        groups: dict[int, list[str]] = {}
+        for key in shard:  # packing order
+            groups.setdefault(shard[key].buffer_index, []).append(key)
+        ordered = [key for group in groups.values() for key in sorted(group)]
+        if external.get(tag, shard) != shard:
+            raise ValueError(f"external data tag collision for {tag}")
+        external[tag] = {key: shard[key] for key in ordered}
+        tags.update(dict.fromkeys(keys, tag))
+
+
+IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
