@@ -22,6 +22,7 @@ from typing import NoReturn
 from .deferral import _atomically, _Deferral
 from .location import FileChangedError, Identity, Location, identity_of, locate, locate_owned
 from .ownership import (
+    _moving,
     _owner_of,
     _refuse_if_exiting,
     _register,
@@ -29,6 +30,7 @@ from .ownership import (
     _release,
     _remove_if_same,
     _unregister,
+    with_reserve,
 )
 from .placeholders import (
     PLACEHOLDER_PREFIX,
@@ -236,28 +238,34 @@ class FileBackedData:
         fd, move.placeholder = make_placeholder(  # FBD-FORK-2: not ``tempfile``'s, which locks
             cls._placeholder_prefix(), PLACEHOLDER_SUFFIX, cls._placeholder_dir(move.source)
         )
+        _moving[id(move)] = move  # FBD-EXIT-5: what the exit release puts back, until returned
         try:
             try:
-                move.empty = identity_of(os.fstat(fd))  # what only the take can have replaced
-            finally:
-                os.close(fd)
-            # found before the rename, so that nothing after it can fail for want of a descriptor
-            move.where = locate(move.placeholder, False)
-            cls._take(move.source, move.placeholder)
-        except BaseException:  # FBD-MOVE-4, FBD-MOVE-5: no placeholder, the source in place
-            cls._undo(move)
-            raise
-        try:
-            moved = os.lstat(move.placeholder)
-            if identity_of(moved) != move.identity:
-                raise FileChangedError(
-                    errno.ESTALE, "the source was replaced while it was being moved", move.source
-                )
-            result = cls.__new__(cls)
-            result._init(move.placeholder, moved, digest, owner=True, location=move.where)
-        except BaseException:  # FBD-MOVE-5, FBD-MOVE-11: what the rename took goes back
-            cls._put_back(move)
-            raise
+                try:
+                    move.empty = identity_of(os.fstat(fd))  # what only the take can have replaced
+                finally:
+                    os.close(fd)
+                # found before the rename, so nothing after it can fail for want of a descriptor
+                move.where = locate(move.placeholder, False)
+                cls._take(move.source, move.placeholder)
+            except BaseException:  # FBD-MOVE-4, FBD-MOVE-5: no placeholder, the source in place
+                cls._undo(move)
+                raise
+            try:
+                moved = os.lstat(move.placeholder)
+                if identity_of(moved) != move.identity:
+                    raise FileChangedError(
+                        errno.ESTALE,
+                        "the source was replaced while it was being moved",
+                        move.source,
+                    )
+                result = cls.__new__(cls)
+                result._init(move.placeholder, moved, digest, owner=True, location=move.where)
+            except BaseException:  # FBD-MOVE-5, FBD-MOVE-11: what the rename took goes back
+                cls._put_back(move)
+                raise
+        finally:
+            _moving.pop(id(move), None)
         return result
 
     @staticmethod
@@ -292,7 +300,7 @@ class FileBackedData:
         if move.where is None or there == move.empty:
             _unlink_quietly(move.placeholder)  # the take never ran, or left the file as made
             return
-        put_back(move)
+        _put_back_reserved(move)
 
     @staticmethod
     def _put_back(move: _Move) -> None:
@@ -300,14 +308,14 @@ class FileBackedData:
         (FBD-MOVE-5), never replacing what took that name meanwhile (FBD-MOVE-11). A step of its
         own, apart from the undo of a failed take and of an interrupted move, which put back
         the same way."""
-        put_back(move)
+        _put_back_reserved(move)
 
     def _move_back(self, move: _Move) -> None:
         """Undo a move whose caller was interrupted before it got the owner: the file goes back
         to the source's name, and no registration is left; where it cannot, the data stays in
         this directory, unowned, and the error names where (FBD-MOVE-11)."""
         try:
-            put_back(move)
+            _put_back_reserved(move)
         finally:
             self._disown()  # never left to a finalizer that would delete what the caller lacks
 
@@ -503,6 +511,12 @@ def _identity_of(path: str) -> Identity | None:
     except FileNotFoundError:
         return None
     return identity_of(st)
+
+
+def _put_back_reserved(move: _Move) -> None:
+    """``put_back(move)``, with the process's reserve descriptor given up for it where no other
+    is free: a put-back must not fail for want of a descriptor (FBD-MOVE-11)."""
+    with_reserve(lambda: put_back(move))
 
 
 def _unlink_quietly(path: str) -> None:
