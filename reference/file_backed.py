@@ -30,6 +30,7 @@ from .ownership import (
     _release,
     _remove_if_same,
     _unregister,
+    hold_reserve,
     with_reserve,
 )
 from .placeholders import (
@@ -222,6 +223,7 @@ class FileBackedData:
         that left the ``with`` of a lock un-exited would hold the registry lock for ever, or a
         descriptor of the walk open. The move's record goes into ``made``, for the undo."""
         _, st = _located_owned(source)  # FBD-INIT-9: in a directory no other user chose
+        hold_reserve()  # FBD-MOVE-11: for the put-back, should it find no descriptor free
         move = _Move(source, identity_of(st), locate(source, False))
         made.append(move)
         owner = _owner_of(move.identity)

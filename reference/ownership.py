@@ -276,6 +276,14 @@ class _Reserve:
 _reserve = _Reserve()
 
 
+def hold_reserve() -> None:
+    """Take the reserve again if a release or put-back spent it and could not take it back then
+    (every descriptor was in use): called before each move, whose undo may need it."""
+    if _reserve.fd is None:
+        with _bounded(_owners_lock):
+            _reserve.take()
+
+
 def _unregister(identity: Identity) -> None:
     """Forget the owner of ``identity``. Once the exit release has begun the registry lock is
     waited for a bounded time only (FBD-EXIT-4): a daemon thread frozen holding it must not stop
