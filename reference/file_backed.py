@@ -207,11 +207,15 @@ class FileBackedData:
         st = os.lstat(source)  # FBD-MOVE-8: checked before any placeholder, no link followed
         _require_regular(source, st)
         made: list[_Move] = []
-        return _atomically(
-            lambda: cls._move(source, digest, made),
-            lambda moved: moved._move_back(made[0]),
-            cls._deferral,
-        )
+        try:
+            return _atomically(
+                lambda: cls._move(source, digest, made),
+                lambda moved: moved._move_back(made[0]),
+                cls._deferral,
+            )
+        finally:  # FBD-EXIT-5: put back at exit until the caller has the owner
+            if made:
+                _moving.pop(id(made[0]), None)
 
     _deferral = _Deferral
     """How ``move_from`` defers signals (FBD-INTR-1 to 3): a step a port (or a mutant) can
@@ -226,6 +230,7 @@ class FileBackedData:
         hold_reserve()  # FBD-MOVE-11: for the put-back, should it find no descriptor free
         move = _Move(source, identity_of(st), locate(source, False))
         made.append(move)
+        _moving[id(move)] = move  # FBD-EXIT-5: what the exit release puts back
         owner = _owner_of(move.identity)
         if owner is not None:
             raise ValueError(f"cannot move {move.source!r}: it is owned by {owner!r}")
@@ -240,34 +245,30 @@ class FileBackedData:
         fd, move.placeholder = make_placeholder(  # FBD-FORK-2: not ``tempfile``'s, which locks
             cls._placeholder_prefix(), PLACEHOLDER_SUFFIX, cls._placeholder_dir(move.source)
         )
-        _moving[id(move)] = move  # FBD-EXIT-5: what the exit release puts back, until returned
         try:
             try:
-                try:
-                    move.empty = identity_of(os.fstat(fd))  # what only the take can have replaced
-                finally:
-                    os.close(fd)
-                # found before the rename, so nothing after it can fail for want of a descriptor
-                move.where = locate(move.placeholder, False)
-                cls._take(move.source, move.placeholder)
-            except BaseException:  # FBD-MOVE-4, FBD-MOVE-5: no placeholder, the source in place
-                cls._undo(move)
-                raise
-            try:
-                moved = os.lstat(move.placeholder)
-                if identity_of(moved) != move.identity:
-                    raise FileChangedError(
-                        errno.ESTALE,
-                        "the source was replaced while it was being moved",
-                        move.source,
-                    )
-                result = cls.__new__(cls)
-                result._init(move.placeholder, moved, digest, owner=True, location=move.where)
-            except BaseException:  # FBD-MOVE-5, FBD-MOVE-11: what the rename took goes back
-                cls._put_back(move)
-                raise
-        finally:
-            _moving.pop(id(move), None)
+                move.empty = identity_of(os.fstat(fd))  # what only the take can have replaced
+            finally:
+                os.close(fd)
+            # found before the rename, so nothing after it can fail for want of a descriptor
+            move.where = locate(move.placeholder, False)
+            cls._take(move.source, move.placeholder)
+        except BaseException:  # FBD-MOVE-4, FBD-MOVE-5: no placeholder, the source in place
+            cls._undo(move)
+            raise
+        try:
+            moved = os.lstat(move.placeholder)
+            if identity_of(moved) != move.identity:
+                raise FileChangedError(
+                    errno.ESTALE,
+                    "the source was replaced while it was being moved",
+                    move.source,
+                )
+            result = cls.__new__(cls)
+            result._init(move.placeholder, moved, digest, owner=True, location=move.where)
+        except BaseException:  # FBD-MOVE-5, FBD-MOVE-11: what the rename took goes back
+            cls._put_back(move)
+            raise
         return result
 
     @staticmethod

@@ -131,17 +131,17 @@ def _put_back_moves() -> None:
     goes. Whatever fails is warned of, and the rest go on."""
     for key, move in list(_moving.items()):
         _moving.pop(key, None)
-        if move.where is None:
-            continue
+        if not move.placeholder:
+            continue  # no placeholder named yet: the source is in place
         try:
             st = os.lstat(move.placeholder)
         except OSError:
-            continue  # the take never ran, or the data has gone back, or was released
+            continue  # the data has gone back, or was released
         try:
-            if identity_of(st) == move.identity:
+            if move.where is None or identity_of(st) == move.empty:
+                os.unlink(move.placeholder)  # the take has not run: the empty file made for it
+            elif identity_of(st) == move.identity:
                 with_reserve(lambda move=move: put_back(move))  # type: ignore[misc]
-            elif identity_of(st) == move.empty:
-                os.unlink(move.placeholder)
         except OSError as exc:
             warnings.warn(str(exc), RuntimeWarning, stacklevel=1)
 
@@ -196,6 +196,11 @@ def _ignore(signum: int, frame: FrameType | None) -> None:
     """The handler of every signal while owned files are released at exit: nothing to do."""
 
 
+# weakref's own exit hook registered first (by a finalizer made and dropped), so that ours runs
+# before it (atexit runs the last registered first): a finalizer a daemon thread was making when
+# the interpreter exited, not yet handed to ours, then finds its move put back (FBD-EXIT-5), not
+# the moved data still at the placeholder to remove.
+weakref.finalize(_ignore, _ignore, 0, None).detach()
 atexit.register(_release_all_at_exit, refuse=True)
 
 
@@ -285,10 +290,11 @@ def hold_reserve() -> None:
 
 
 def _unregister(identity: Identity) -> None:
-    """Forget the owner of ``identity``. Once the exit release has begun the registry lock is
-    waited for a bounded time only (FBD-EXIT-4): a daemon thread frozen holding it must not stop
-    the exit; the one ``pop`` is whole without it (the GIL), and no owner is made any more."""
-    with _bounded(_owners_lock) if _exiting else _owners_lock:
+    """Forget the owner of ``identity``, the registry lock waited for a bounded time only
+    (FBD-EXIT-4): a release runs at exit (ours, and weakref's own exit hook, for a finalizer not
+    yet handed to ours), where a daemon thread frozen holding the lock must not stop it; the one
+    ``pop`` is whole without the lock (the GIL)."""
+    with _bounded(_owners_lock):
         _owners.pop(identity, None)
 
 
