@@ -283,7 +283,7 @@ else:
 )
 
 
-# --- a child forked while the handlers are deferred (FBD-FORK-3) -----------------------------------
+# --- a child forked while the handlers are deferred (FBD-FORK-3) ---------------------------------
 
 _CHILD_TERMINATED = 71
 """The status the program's SIGTERM handler ends a forked child with."""
@@ -346,7 +346,7 @@ class TestForkedChildHandlers:
             run = subject(impl, "move_from", directory)
             pids: list[int] = []
 
-            def fork_from_a_thread() -> None:
+            def fork_from_a_thread(pids: list[int] = pids) -> None:
                 forker = threading.Thread(
                     target=lambda: pids.append(_fork_and_terminate(fork, kill, end))
                 )
@@ -356,9 +356,11 @@ class TestForkedChildHandlers:
                     forker.join(_CHILD_WAIT)
 
             made: object = None
-            with handlers({signal.SIGTERM: terminated}):
-                with at_step(step, fork_from_a_thread) as counter:
-                    made = run()
+            with (
+                handlers({signal.SIGTERM: terminated}),
+                at_step(step, fork_from_a_thread) as counter,
+            ):
+                made = run()
             _close(made)
             shutil.rmtree(directory)
             if not counter.fired:

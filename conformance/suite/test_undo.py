@@ -329,7 +329,7 @@ class TestPutBackWithoutDescriptors:
             failure = "it raised KeyboardInterrupt"
             starved = contextlib.ExitStack()
 
-            def starve_and_interrupt() -> None:
+            def starve_and_interrupt(starved: contextlib.ExitStack = starved) -> None:
                 starved.enter_context(_no_descriptor_free())
                 signal.raise_signal(signal.SIGINT)
 
