@@ -54,6 +54,9 @@ class _Deferral:
         """Put this deferral on every signal of ``handlers``: see ``_replace``; recorded, so that
         a child forked meanwhile gets the program's handlers back (FBD-FORK-3)."""
         self.active = True
+        # a deferral an interrupt kept from forgetting itself (at the last line of ``end``) is
+        # ended: dropped here, so that the record never grows
+        _replacing[:] = [e for e in _replacing if getattr(e[1], "active", True)]
         _replacing.append((self.handlers, self))
         _each(self.handlers, lambda signum, _: _set_handler(signum, self))
 
