@@ -294,7 +294,9 @@ def _unregister(identity: Identity) -> None:
     (FBD-EXIT-4): a release runs at exit (ours, and weakref's own exit hook, for a finalizer not
     yet handed to ours), where a daemon thread frozen holding the lock must not stop it; the one
     ``pop`` is whole without the lock (the GIL)."""
+    global _lock_lost
     locked = _owners_lock.acquire(timeout=_EXIT_LOCK_RETRY if _lock_lost else _EXIT_LOCK_WAIT)
+    _lock_lost = _lock_lost or not locked
     try:  # no ``_bounded``: a release is one of the calls whose every line counts
         _owners.pop(identity, None)
     finally:
