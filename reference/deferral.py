@@ -6,7 +6,6 @@ in signal handling stays changed (FBD-INTR-3)."""
 from __future__ import annotations
 
 import importlib
-import os
 import signal
 import threading
 from collections.abc import Callable
@@ -51,13 +50,8 @@ class _Deferral:
             self.original[signum](signum, frame)
 
     def begin(self) -> None:
-        """Put this deferral on every signal of ``handlers``: see ``_replace``; recorded, so that
-        a child forked meanwhile gets the program's handlers back (FBD-FORK-3)."""
+        """Put this deferral on every signal of ``handlers``: see ``_replace``."""
         self.active = True
-        # a deferral an interrupt kept from forgetting itself (at the last line of ``end``) is
-        # ended: dropped here, so that the record never grows
-        _replacing[:] = [e for e in _replacing if getattr(e[1], "active", True)]
-        _replacing.append((self.handlers, self))
         _each(self.handlers, lambda signum, _: _set_handler(signum, self))
 
     def deliver(self) -> None:
@@ -87,7 +81,6 @@ class _Deferral:
             )
         finally:
             self.active = False  # after: a signal that came as its handler was put back is here
-            _forget(self)
             self.deliver()
 
     def _hand(self, signum: int, frame: FrameType | None) -> None:
@@ -165,54 +158,14 @@ def _python_handlers() -> _Handlers:
 
 def _replace(previous: _Handlers, handler: _Handler) -> None:
     """Put ``handler`` on every signal of ``previous``. Each is put even when a signal not yet
-    replaced comes meanwhile and its handler raises; that exception is raised after the last.
-    Recorded until ``_restore(previous)``, for a child forked meanwhile (FBD-FORK-3)."""
-    _replacing.append((previous, handler))
+    replaced comes meanwhile and its handler raises; that exception is raised after the last."""
     _each(previous, lambda signum, _: _set_handler(signum, handler))
 
 
 def _restore(previous: _Handlers) -> None:
     """Put every handler of ``previous`` back, all of them even when one put back a moment ago
     runs and raises (a signal came between two); that exception is raised after the last."""
-    try:
-        _each(previous, _set_handler)
-    finally:
-        _forget(previous)
-
-
-_replacing: list[tuple[dict[int, Any], object]] = []
-"""Every replacement of the program's handlers in force, oldest first: what each signal had (as
-the program now sees it) and what stands in its place (a deferral, or the exit release's
-``_ignore``). Only the main thread adds and removes entries."""
-
-
-def _forget(replaced: object) -> None:
-    """Drop the entry of ``replaced`` (its deferral, or its ``previous`` handlers) from
-    ``_replacing``."""
-    _replacing[:] = [e for e in _replacing if e[0] is not replaced and e[1] is not replaced]
-
-
-def _restore_in_child() -> None:
-    """In a child forked while handlers were replaced (by another thread than the main one, which
-    was inside a deferral or the exit release): the program's own handlers back on every signal,
-    newest replacement first, so that the child's SIGTERM or SIGINT meets what the program set,
-    not a deferral no code of the child will ever end (FBD-FORK-3). What the parent deferred is
-    the parent's, and is dropped."""
-    for handlers, replacement in reversed(_replacing):
-        if isinstance(replacement, _Deferral):
-            replacement.active = False
-            replacement.pending.clear()
-        for signum, handler in handlers.items():
-            try:
-                if _get_handler(signum) is replacement:
-                    _set_handler(signum, handler)
-            except (OSError, ValueError, RuntimeError):  # pragma: no cover  # not settable here
-                continue
-    _replacing.clear()
-
-
-if hasattr(os, "register_at_fork"):  # pragma: no branch  # every POSIX system has it
-    os.register_at_fork(after_in_child=_restore_in_child)
+    _each(previous, _set_handler)
 
 
 def _each(previous: dict[int, Any], put: Callable[[int, Any], object]) -> None:

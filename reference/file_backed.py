@@ -22,7 +22,6 @@ from typing import NoReturn
 from .deferral import _atomically, _Deferral
 from .location import FileChangedError, Identity, Location, identity_of, locate, locate_owned
 from .ownership import (
-    _moving,
     _owner_of,
     _refuse_if_exiting,
     _register,
@@ -30,8 +29,6 @@ from .ownership import (
     _release,
     _remove_if_same,
     _unregister,
-    hold_reserve,
-    with_reserve,
 )
 from .placeholders import (
     PLACEHOLDER_PREFIX,
@@ -207,15 +204,11 @@ class FileBackedData:
         st = os.lstat(source)  # FBD-MOVE-8: checked before any placeholder, no link followed
         _require_regular(source, st)
         made: list[_Move] = []
-        try:
-            return _atomically(
-                lambda: cls._move(source, digest, made),
-                lambda moved: moved._move_back(made[0]),
-                cls._deferral,
-            )
-        finally:  # FBD-EXIT-5: put back at exit until the caller has the owner
-            if made:
-                _moving.pop(id(made[0]), None)
+        return _atomically(
+            lambda: cls._move(source, digest, made),
+            lambda moved: moved._move_back(made[0]),
+            cls._deferral,
+        )
 
     _deferral = _Deferral
     """How ``move_from`` defers signals (FBD-INTR-1 to 3): a step a port (or a mutant) can
@@ -227,10 +220,8 @@ class FileBackedData:
         that left the ``with`` of a lock un-exited would hold the registry lock for ever, or a
         descriptor of the walk open. The move's record goes into ``made``, for the undo."""
         _, st = _located_owned(source)  # FBD-INIT-9: in a directory no other user chose
-        hold_reserve()  # FBD-MOVE-11: for the put-back, should it find no descriptor free
         move = _Move(source, identity_of(st), locate(source, False))
         made.append(move)
-        _moving[id(move)] = move  # FBD-EXIT-5: what the exit release puts back
         owner = _owner_of(move.identity)
         if owner is not None:
             raise ValueError(f"cannot move {move.source!r}: it is owned by {owner!r}")
@@ -250,7 +241,7 @@ class FileBackedData:
                 move.empty = identity_of(os.fstat(fd))  # what only the take can have replaced
             finally:
                 os.close(fd)
-            # found before the rename, so nothing after it can fail for want of a descriptor
+            # found before the rename, so that nothing after it can fail for want of a descriptor
             move.where = locate(move.placeholder, False)
             cls._take(move.source, move.placeholder)
         except BaseException:  # FBD-MOVE-4, FBD-MOVE-5: no placeholder, the source in place
@@ -260,9 +251,7 @@ class FileBackedData:
             moved = os.lstat(move.placeholder)
             if identity_of(moved) != move.identity:
                 raise FileChangedError(
-                    errno.ESTALE,
-                    "the source was replaced while it was being moved",
-                    move.source,
+                    errno.ESTALE, "the source was replaced while it was being moved", move.source
                 )
             result = cls.__new__(cls)
             result._init(move.placeholder, moved, digest, owner=True, location=move.where)
@@ -303,7 +292,7 @@ class FileBackedData:
         if move.where is None or there == move.empty:
             _unlink_quietly(move.placeholder)  # the take never ran, or left the file as made
             return
-        _put_back_reserved(move)
+        put_back(move)
 
     @staticmethod
     def _put_back(move: _Move) -> None:
@@ -311,14 +300,14 @@ class FileBackedData:
         (FBD-MOVE-5), never replacing what took that name meanwhile (FBD-MOVE-11). A step of its
         own, apart from the undo of a failed take and of an interrupted move, which put back
         the same way."""
-        _put_back_reserved(move)
+        put_back(move)
 
     def _move_back(self, move: _Move) -> None:
         """Undo a move whose caller was interrupted before it got the owner: the file goes back
         to the source's name, and no registration is left; where it cannot, the data stays in
         this directory, unowned, and the error names where (FBD-MOVE-11)."""
         try:
-            _put_back_reserved(move)
+            put_back(move)
         finally:
             self._disown()  # never left to a finalizer that would delete what the caller lacks
 
@@ -514,12 +503,6 @@ def _identity_of(path: str) -> Identity | None:
     except FileNotFoundError:
         return None
     return identity_of(st)
-
-
-def _put_back_reserved(move: _Move) -> None:
-    """``put_back(move)``, with the process's reserve descriptor given up for it where no other
-    is free: a put-back must not fail for want of a descriptor (FBD-MOVE-11)."""
-    with_reserve(lambda: put_back(move))
 
 
 def _unlink_quietly(path: str) -> None:

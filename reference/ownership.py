@@ -13,13 +13,12 @@ import stat
 import threading
 import warnings
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from types import FrameType
 from typing import Any, Protocol
 
 from .deferral import _atomically, _Handlers, _python_handlers, _replace, _restore
-from .location import Identity, Location, identity_of
-from .placeholders import _Move, put_back
+from .location import Identity, Location
 
 
 class FileBackedData(Protocol):
@@ -70,9 +69,9 @@ def _reset_after_fork() -> None:
     """In a forked child: a fresh registry lock, as another thread may have held it at the fork
     (FBD-FORK-2), and owners allowed again: a child forked while its parent exits has not begun
     its own exit."""
-    global _owners_lock, _exiting, _lock_lost
+    global _owners_lock, _exiting
     _owners_lock = threading.RLock()
-    _exiting = _lock_lost = False
+    _exiting = False
 
 
 if hasattr(os, "register_at_fork"):  # pragma: no branch  # every POSIX system has it
@@ -108,42 +107,13 @@ def _release_all_at_exit(refuse: bool = False) -> None:
     try:
         if refuse:
             _refuse_owners()
-        _put_back_moves()
         done: set[Identity] = set()
         while entries := [(k, r) for k, r in list(_owners.items()) if k not in done]:
             for identity, ref in entries:  # until no entry is left that was not released
                 done.add(identity)
                 _release_entry(identity, ref)
-            _put_back_moves()
     finally:
         _restore(previous)
-
-
-_moving: dict[int, _Move] = {}
-"""Every ``move_from`` of this process between its placeholder and its return, by ``id`` of its
-record: what the exit release puts back (FBD-EXIT-5)."""
-
-
-def _put_back_moves() -> None:
-    """At exit: the data of every move still under way (its thread a daemon, frozen or not) back
-    at its source's name, never at a placeholder that a sweep deletes once this process is gone,
-    nor deleted by the release as though the caller had it (FBD-EXIT-5); an empty placeholder
-    goes. Whatever fails is warned of, and the rest go on."""
-    for key, move in list(_moving.items()):
-        _moving.pop(key, None)
-        if not move.placeholder:
-            continue  # no placeholder named yet: the source is in place
-        try:
-            st = os.lstat(move.placeholder)
-        except OSError:
-            continue  # the data has gone back, or was released
-        try:
-            if move.where is None or identity_of(st) == move.empty:
-                os.unlink(move.placeholder)  # the take has not run: the empty file made for it
-            elif identity_of(st) == move.identity:
-                with_reserve(lambda move=move: put_back(move))  # type: ignore[misc]
-        except OSError as exc:
-            warnings.warn(str(exc), RuntimeWarning, stacklevel=1)
 
 
 def _refuse_owners() -> None:
@@ -158,9 +128,7 @@ def _refuse_owners() -> None:
 def _bounded(lock: threading.RLock) -> Iterator[None]:
     """``lock`` held for the block if it can be had within ``_EXIT_LOCK_WAIT``, else the block
     runs without it: a release must go on even past a daemon thread frozen holding it."""
-    global _lock_lost
-    locked = lock.acquire(timeout=_EXIT_LOCK_RETRY if _lock_lost else _EXIT_LOCK_WAIT)
-    _lock_lost = _lock_lost or not locked
+    locked = lock.acquire(timeout=_EXIT_LOCK_WAIT)
     try:
         yield
     finally:
@@ -170,11 +138,6 @@ def _bounded(lock: threading.RLock) -> Iterator[None]:
 
 _EXIT_LOCK_WAIT = 5.0
 """Seconds the exit release waits for the registry lock, which a daemon thread may hold."""
-_EXIT_LOCK_RETRY = 0.05
-"""Seconds each later wait takes once one wait found the lock held that long (a thread frozen
-holding it): the release of many owners must not wait ``_EXIT_LOCK_WAIT`` for each."""
-_lock_lost = False
-"""Whether a bounded wait for the registry lock has timed out (FBD-EXIT-4)."""
 
 
 def _release_entry(identity: Identity, ref: weakref.ref[FileBackedData]) -> None:
@@ -196,11 +159,6 @@ def _ignore(signum: int, frame: FrameType | None) -> None:
     """The handler of every signal while owned files are released at exit: nothing to do."""
 
 
-# weakref's own exit hook registered first (by a finalizer made and dropped), so that ours runs
-# before it (atexit runs the last registered first): a finalizer a daemon thread was making when
-# the interpreter exited, not yet handed to ours, then finds its move put back (FBD-EXIT-5), not
-# the moved data still at the placeholder to remove.
-weakref.finalize(_ignore, _ignore, 0, None).detach()
 atexit.register(_release_all_at_exit, refuse=True)
 
 
@@ -214,15 +172,8 @@ def _remove_if_same(location: Location, identity: Identity) -> None:
 def _remove_with_reserve(location: Location, identity: Identity) -> None:
     """``location.remove_if(identity)``; when no descriptor is free for the directory (``EMFILE``,
     ``ENFILE``), the reserve is closed for it and taken again after (FBD-EXIT-2)."""
-    with_reserve(lambda: location.remove_if(identity))
-
-
-def with_reserve(action: Callable[[], None]) -> None:
-    """``action()``, which opens a directory and fails whole when it cannot; when no descriptor is
-    free for it (``EMFILE``, ``ENFILE``), the reserve is closed for it, it runs again, and the
-    reserve is taken again after: a release (FBD-EXIT-2) or a move's put-back (FBD-MOVE-11)."""
     try:
-        action()
+        location.remove_if(identity)
     except OSError as exc:
         if exc.errno not in (errno.EMFILE, errno.ENFILE):
             raise
@@ -230,7 +181,7 @@ def with_reserve(action: Callable[[], None]) -> None:
             if not _reserve.spend():
                 raise
             try:
-                action()
+                location.remove_if(identity)
             finally:
                 _reserve.take()
     else:
@@ -281,27 +232,9 @@ class _Reserve:
 _reserve = _Reserve()
 
 
-def hold_reserve() -> None:
-    """Take the reserve again if a release or put-back spent it and could not take it back then
-    (every descriptor was in use): called before each move, whose undo may need it."""
-    if _reserve.fd is None:
-        with _bounded(_owners_lock):
-            _reserve.take()
-
-
 def _unregister(identity: Identity) -> None:
-    """Forget the owner of ``identity``, the registry lock waited for a bounded time only
-    (FBD-EXIT-4): a release runs at exit (ours, and weakref's own exit hook, for a finalizer not
-    yet handed to ours), where a daemon thread frozen holding the lock must not stop it; the one
-    ``pop`` is whole without the lock (the GIL)."""
-    global _lock_lost
-    locked = _owners_lock.acquire(timeout=_EXIT_LOCK_RETRY if _lock_lost else _EXIT_LOCK_WAIT)
-    _lock_lost = _lock_lost or not locked
-    try:  # no ``_bounded``: a release is one of the calls whose every line counts
+    with _owners_lock:
         _owners.pop(identity, None)
-    finally:
-        if locked:
-            _owners_lock.release()
 
 
 def _register(identity: Identity, owner: FileBackedData, location: Location, pid: int) -> None:

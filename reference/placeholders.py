@@ -5,7 +5,6 @@ to the source's name (FBD-MOVE-5, FBD-MOVE-11)."""
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import random
@@ -114,15 +113,8 @@ def put_back(move: _Move) -> None:
     if where is None:  # pragma: no cover  # called only once the placeholder is located
         raise ValueError("put_back before the placeholder was located")
     kept = where.path
-    same = (where.directory, where.directory_identity) == (
-        move.home.directory,
-        move.home.directory_identity,
-    )
-    try:  # one descriptor where both names are in one directory: none is asked for in vain
-        with (
-            where.opened_directory() as held,
-            contextlib.nullcontext(held) if same else move.home.opened_directory() as home,
-        ):
+    try:
+        with where.opened_directory() as held, move.home.opened_directory() as home:
             try:
                 rename_noreplace(held, where.name, home, move.home.name)
                 return

@@ -12,7 +12,6 @@ import sys
 from collections.abc import Callable
 from typing import NoReturn, Protocol
 
-from .deferral import _atomically
 from .location import FileChangedError, Identity, Location, identity_of
 
 if sys.platform != "win32":  # pragma: no branch - POSIX only; on Windows no holes are kept
@@ -77,24 +76,6 @@ def rest_of(outfile: Writable, chunk: memoryview, written: object) -> memoryview
     return chunk[written:]
 
 
-def _opened(
-    location: Location, identity: Identity, directory: int | None
-) -> tuple[io.FileIO, os.stat_result]:
-    """The file at ``location``, checked to have ``identity``'s inode, as an unbuffered file
-    object, and its status; opened in ``directory`` or, when None, in one opened for the call
-    (FBD-READ-4: no link, no FIFO, no wait). No descriptor is left open when it fails."""
-    if directory is None:
-        with location.opened_directory() as held:
-            fd, st = location.open_in(held, identity)
-    else:
-        fd, st = location.open_in(directory, identity)
-    try:
-        return open(fd, "rb", buffering=0), st  # closed by its reader
-    except BaseException:
-        os.close(fd)
-        raise
-
-
 class _VerifiedReader:
     """An open file, checked to be the recorded file and size, read from its start to its end.
 
@@ -111,15 +92,16 @@ class _VerifiedReader:
         self._location = location
         self._size = size
         self.remaining = size
-        # FBD-INTR-4: opened with no handler able to split the open from the file object that
-        # owns the descriptor, which is closed if a deferred handler then raises
-        self._file, st = _atomically(
-            lambda: _opened(location, identity, directory), lambda opened: opened[0].close()
-        )
+        if directory is None:
+            with location.opened_directory() as held:  # FBD-READ-4: no link, no FIFO, no wait
+                fd, st = location.open_in(held, identity)
+        else:
+            fd, st = location.open_in(directory, identity)
+        self._file = open(fd, "rb", buffering=0)  # noqa: SIM115  # closed by close()/__exit__
+        self._opened = self._stamp(st)
+        self._status = st
+        self._used = False
         try:
-            self._opened = self._stamp(st)
-            self._status = st
-            self._used = False
             self._check_size(st.st_size)
             if identity_of(st) != identity:  # FBD-IDENT-1: the same inode number, another file
                 raise FileChangedError(

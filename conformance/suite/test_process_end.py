@@ -7,8 +7,6 @@ import gc
 import multiprocessing
 import os
 import signal
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,7 +14,7 @@ from typing import Any
 import pytest
 
 from conformance.api import FileBackedData, Implementation
-from conformance.harness.child import CHILD_TIMEOUT, ChildRun, child_env, child_script, run_child
+from conformance.harness.child import CHILD_TIMEOUT, ChildRun, child_script, run_child
 from conformance.harness.helpers import Blobs
 
 clause = pytest.mark.clause
@@ -555,144 +553,6 @@ class TestOwnersDuringExit:
                 )
             left = [n for n in os.listdir(tmp_path) if n.startswith(".executorch_")]
             assert not left, f"placeholders left after the exit: {left}"
-        finally:
-            for name in os.listdir(tmp_path):
-                _discard(tmp_path / name)
-
-
-# --- moves under way, and locks held, when the process exits -----------------------------------
-
-_STOPPED_MOVES = child_script(r"""
-import threading
-
-def write(name):
-    path = os.path.join(directory, name)
-    with open(path, "wb") as f:
-        f.write(name.encode() * 64)
-    return path
-
-main = impl.FileBackedData.move_from(write("main.bin"))
-print(impl.path_of(main), flush=True)
-
-
-class Stopped:
-    # a daemon thread's move_from, stopped at its line-th traced line (0: never) until let go
-    def __init__(self, line, name):
-        self.line, self.count, self.name = line, 0, name
-        self.reached, self.done, self.go = threading.Event(), threading.Event(), threading.Event()
-        threading.Thread(target=self.run, daemon=True).start()
-
-    def trace(self, frame, event, arg):
-        if event == "line":
-            self.count += 1
-            if self.count == self.line:
-                self.reached.set()
-                self.go.wait(600)
-        return self.trace
-
-    def run(self):
-        source = write(self.name)
-        sys.settrace(self.trace)
-        try:  # the owner kept, and no line traced once move_from has returned it
-            self.owner = impl.FileBackedData.move_from(source); sys.settrace(None)
-        finally:
-            sys.settrace(None)
-            self.done.set()
-
-
-def sweep(prefix, let_go):
-    # a thread stopped at each line in turn; one blocked (by what a stopped one holds) lets the
-    # newest stopped one go on (let_go), or ends the sweep with that one still blocked
-    held = []
-    for line in range(1, probe.count + 1):
-        stopped = Stopped(line, f"{prefix}{line}.bin")
-        while not (stopped.reached.wait(0.3) or stopped.done.is_set()):
-            if not let_go or not held:
-                print(f"blocked={stopped.name}", flush=True)
-                return
-            released = held.pop()
-            released.go.set()
-            released.done.wait(0.3)
-            print(f"released={released.name}", flush=True)
-        if stopped.reached.is_set() and not stopped.done.is_set():
-            held.append(stopped)
-            print(f"stopped={stopped.name}", flush=True)
-
-
-probe = Stopped(0, "probe.bin")
-probe.done.wait(60)
-sweep("m", True)  # a move stopped at every line that can be stopped at with the others
-sweep("l", False)  # then until one stops holding what the next needs (a lock), if any
-print(f"lines={probe.count}", flush=True)
-# the script ends: the interpreter exits with those threads stopped where they are
-""")
-
-_EXIT_WAIT = 90.0
-"""Seconds a child exiting past stopped threads may take (the reference takes about 5)."""
-
-
-@requires("subprocess")
-@pytest.mark.requires("file-backed")
-class TestExitPastStoppedThreads:
-    def _run(self, impl: Implementation, tmp_path: Path) -> tuple[int | None, list[str], str]:
-        assert impl.target is not None
-        try:
-            done = subprocess.run(
-                [sys.executable, "-c", _STOPPED_MOVES, impl.target, str(tmp_path), "stopped"],
-                cwd=tmp_path,
-                env=child_env(),
-                capture_output=True,
-                text=True,
-                timeout=_EXIT_WAIT,
-                check=False,
-            )
-        except subprocess.TimeoutExpired as exc:  # killed by subprocess.run
-            out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
-            return None, out.splitlines(), ""
-        return done.returncode, done.stdout.splitlines(), done.stderr
-
-    @clause("FBD-EXIT-4", "FBD-EXIT-5")
-    @pytest.mark.relies_on("FBD-CLOSE-5", "FBD-MOVE-1")
-    def test_exit_ends_and_loses_no_move(self, impl: Implementation, tmp_path: Path) -> None:
-        """Daemon threads run move_from, each stopped at one traced line (the first at its
-        first, the next at its second, ...) until every line has a stopped thread or one is
-        blocked (by a lock a stopped one holds); then the main thread, owning a file, ends."""
-        code, lines, stderr = self._run(impl, tmp_path)
-        try:
-            assert code is not None, (
-                f"a process ending with daemon threads stopped inside move_from (each at one "
-                f"line; {sum(line.startswith('stopped=') for line in lines)} stopped, "
-                f"{[line for line in lines if line.startswith('blocked=')]}) did not end within "
-                f"{_EXIT_WAIT} s (killed): the release at exit waited for ever on what a "
-                "stopped thread holds (FBD-EXIT-4)"
-            )
-            assert code == 0, stderr
-            assert lines and not Path(lines[0]).exists(), (
-                f"the main thread's owned file was not released at exit; stderr:\n{stderr}"
-            )
-            left = sorted(  # an empty one, made before any take, holds nothing to lose
-                n
-                for n in os.listdir(tmp_path)
-                if n.startswith(".executorch_") and (tmp_path / n).stat().st_size
-            )
-            released = {line.partition("=")[2] for line in lines if line.startswith("released=")}
-            stopped = [
-                name
-                for line in lines
-                if line.startswith("stopped=") and (name := line.partition("=")[2]) not in released
-            ]
-            assert stopped, f"no thread stopped inside move_from: {lines}"
-            lost = []
-            for name in stopped:
-                data = name.encode() * 64
-                kept = [p for p in tmp_path.iterdir() if p.name.startswith(name)]
-                if not any(p.read_bytes() == data for p in kept if p.is_file()):
-                    lost.append(name)
-            assert not lost and not left, (
-                f"daemon threads stopped inside move_from when the process exited: the data of "
-                f"{lost} is not at its source's name nor kept beside it (FBD-EXIT-5); "
-                f"placeholders left holding data, which a sweep deletes: {left}; stderr:\n{stderr}"
-            )
         finally:
             for name in os.listdir(tmp_path):
                 _discard(tmp_path / name)

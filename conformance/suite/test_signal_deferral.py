@@ -11,12 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import os
 import shutil
 import signal
-import threading
-import time
-import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -281,100 +277,3 @@ else:
     print("move_from completed")
 """
 )
-
-
-# --- a child forked while the handlers are deferred (FBD-FORK-3) ---------------------------------
-
-_CHILD_TERMINATED = 71
-"""The status the program's SIGTERM handler ends a forked child with."""
-_CHILD_WAIT = 10.0
-"""Seconds a forked child, and the parent for it, waits at most."""
-
-
-def _fork_and_terminate(
-    fork: Callable[[], int], kill: Callable[[int, int], None], end: Callable[[int], Any]
-) -> int:
-    """Fork (from the calling thread); the child sends itself SIGTERM and waits a bounded time
-    for its handler, ending with 1 if it never ran. The child's pid, in the parent."""
-    pid = fork()
-    if pid == 0:  # pragma: no cover - the child; it must never return into pytest
-        try:
-            kill(os.getpid(), signal.SIGTERM)
-            deadline = time.monotonic() + _CHILD_WAIT
-            while time.monotonic() < deadline:
-                time.sleep(0.01)  # the handler runs in this thread, now the child's main one
-        finally:
-            end(1)
-    return pid
-
-
-def _status_of(pid: int) -> int | None:
-    """The exit status of child ``pid`` within a bounded wait, else None (it is killed)."""
-    deadline = time.monotonic() + _CHILD_WAIT * 2
-    while time.monotonic() < deadline:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return os.waitstatus_to_exitcode(status)
-        time.sleep(0.005)
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
-    return None
-
-
-@requires("file-backed")
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is not available")
-class TestForkedChildHandlers:
-    @clause("FBD-FORK-3")
-    @pytest.mark.relies_on("FBD-MOVE-1", "FBD-CLOSE-1")
-    def test_child_forked_during_move_from_runs_its_handlers(
-        self, impl: Implementation, tmp_path: Path
-    ) -> None:
-        """At each step of move_from in the main thread, another thread forks; the child's
-        SIGTERM must reach the program's handler (which ends it with a chosen status)."""
-        fork, kill, end = os.fork, os.kill, os._exit  # the real ones: at_step wraps os's
-
-        def terminated(signum: int, frame: FrameType | None) -> None:
-            end(_CHILD_TERMINATED)  # only a forked child ever gets SIGTERM here
-
-        probe = tmp_path / "probe"
-        probe.mkdir()
-        steps = count_calls_steps(lambda: _close(subject(impl, "move_from", probe)()))
-        shutil.rmtree(probe)
-        for step in range(steps + 1):
-            directory = tmp_path / f"run{step}"
-            directory.mkdir()
-            run = subject(impl, "move_from", directory)
-            pids: list[int] = []
-
-            def fork_from_a_thread(pids: list[int] = pids) -> None:
-                forker = threading.Thread(
-                    target=lambda: pids.append(_fork_and_terminate(fork, kill, end))
-                )
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", DeprecationWarning)  # fork of threads
-                    forker.start()
-                    forker.join(_CHILD_WAIT)
-
-            made: object = None
-            with (
-                handlers({signal.SIGTERM: terminated}),
-                at_step(step, fork_from_a_thread) as counter,
-            ):
-                made = run()
-            _close(made)
-            shutil.rmtree(directory)
-            if not counter.fired:
-                continue  # a step of the close() counted with it
-            assert pids, f"move_from, step {step} of {steps}: the fork did not happen"
-            status = _status_of(pids[0])
-            assert status == _CHILD_TERMINATED, (
-                f"a child forked by another thread at step {step} of {steps} of move_from (before/"
-                f"after each OS call) in the main thread sent itself SIGTERM: expected the "
-                f"program's handler to end it with status {_CHILD_TERMINATED}, it "
-                + (
-                    "was still running after the wait (killed)"
-                    if status is None
-                    else f"ended with status {status}"
-                )
-                + ": the child inherited the parent's deferral of signals as its handlers"
-            )

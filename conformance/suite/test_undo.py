@@ -14,7 +14,6 @@ import contextlib
 import fnmatch
 import gc
 import os
-import resource
 import shutil
 import signal
 from collections.abc import Iterator
@@ -273,83 +272,3 @@ class TestWhatGoesBack:
             "the file at the placeholder when the move failed was not the one put back"
         )
         assert placeholders(tmp_path) == [], f"a placeholder is left: {left}"
-
-
-# --- a put-back with no descriptor free --------------------------------------------------------
-
-
-@contextlib.contextmanager
-def _no_descriptor_free() -> Iterator[None]:
-    """Every descriptor of the process in use for the block: the soft ``RLIMIT_NOFILE`` lowered
-    to one past the highest open, each lower free one taken by ``/dev/null``; all put back
-    after."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    highest = max(int(name) for name in os.listdir("/proc/self/fd"))
-    taken: list[int] = []
-    resource.setrlimit(resource.RLIMIT_NOFILE, (highest + 1, hard))
-    try:
-        while True:
-            try:
-                taken.append(_real_open(os.devnull, os.O_RDONLY | os.O_CLOEXEC))
-            except OSError:
-                break
-        yield
-    finally:
-        for fd in taken:
-            _real_close(fd)
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
-
-
-class TestPutBackWithoutDescriptors:
-    @clause("FBD-MOVE-11")
-    @MOVED
-    @pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="no /proc/self/fd")
-    def test_an_interrupted_move_out_of_descriptors_puts_back(
-        self, impl: Implementation, tmp_path: Path
-    ) -> None:
-        """At each step of move_from every descriptor of the process is taken (another thread
-        opened them, as a process running out of them does), then a SIGINT comes whose handler
-        raises: the put-back must still rename the data back to the source's name, not leave it
-        at the placeholder (which a sweep deletes once the process is gone)."""
-
-        def move(source: Path) -> FileBackedData:
-            return impl.FileBackedData.move_from(str(source))
-
-        fresh = TestNameTakenBeforeThePutBack.fresh
-        probe = fresh(tmp_path, -1)
-        steps = count_calls_steps(lambda: move(probe.source).close())
-        interrupted = 0
-        for step in range(steps + 1):
-            run = fresh(tmp_path, step)
-            where = (
-                f"every descriptor taken, then SIGINT, at step {step} of move_from's {steps} "
-                "(before/after each OS call)"
-            )
-            made: FileBackedData | None = None
-            failure = "it raised KeyboardInterrupt"
-            starved = contextlib.ExitStack()
-
-            def starve_and_interrupt(starved: contextlib.ExitStack = starved) -> None:
-                starved.enter_context(_no_descriptor_free())
-                signal.raise_signal(signal.SIGINT)
-
-            try:
-                with starved, at_step(step, starve_and_interrupt) as counter:
-                    made = move(run.source)
-            except KeyboardInterrupt:
-                interrupted += 1
-            except OSError as exc:
-                failure = repr(forget(exc))
-            if made is not None:
-                assert Path(impl.path_of(made)).read_bytes() == DATA, where
-                made.close()
-            elif counter.fired:
-                gc.collect()
-                found = sorted(os.listdir(run.directory))
-                assert found == ["weights.bin"] and run.source.read_bytes() == DATA, (
-                    f"{where}: move_from was interrupted, so its undo must have put the data back "
-                    f"at weights.bin (a rename needs no more than the one descriptor the process "
-                    f"keeps for its releases); found {found}; {failure}"
-                )
-            shutil.rmtree(run.directory)
-        assert interrupted > 0, "no run was interrupted"
