@@ -91,11 +91,15 @@ def _interrupted(call: Callable[[], object], at: int) -> tuple[int, bool, object
     return count, fired, outcome
 
 
-def _points(call: Callable[[], object]) -> tuple[range, object]:
+def _points(
+    call: Callable[[], object], release: Callable[[object], object] | None = None
+) -> tuple[range, object]:
     """Every interrupt point of ``call`` (1 to the events an uninterrupted call counts), and
-    what that call returned."""
+    what that call returned; with none, ``release`` what it returned and end unobserved."""
     count, _, outcome = _interrupted(call, 0)
     if count == 0:  # native code, or code the tracer does not reach: nothing was seen
+        if release is not None and isinstance(outcome, tuple):
+            release(outcome[0])  # what the call handed over is the test's to release
         unobserved("no line of the implementation's own Python code ran: nothing to interrupt")
     return range(1, count + 1), outcome
 
@@ -195,7 +199,7 @@ class TestLoadInterrupted:
             return hooks.load(blobs[-1])
 
         setup()
-        points, whole = _points(load)
+        points, whole = _points(load, _release)
         assert isinstance(whole, tuple), whole
         _release(whole[0])
         lost = []
