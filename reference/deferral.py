@@ -91,7 +91,7 @@ class _Deferral:
         if callable(handler):
             handler(signum, frame)
         elif handler != signal.SIG_IGN:
-            signal.raise_signal(signum)
+            signal.raise_signal(signum)  # pragma: no cover  # the suite's race or fault
 
     def _adopt(self) -> None:
         """After a handler ran: what it put on any signal is what the program has there now

@@ -177,7 +177,7 @@ class FileBackedData:
         pid = os.getpid()
         if self._locked[0] != pid:
             with _registry_lock():
-                if self._locked[0] != pid:
+                if self._locked[0] != pid:  # pragma: no branch  # the suite's race or fault
                     self._locked = (pid, threading.Lock())
         return self._locked[1]
 
