@@ -1,4 +1,4 @@
-"""Breaks: NDS-ADD-6
+"""Breaks: NDS-ADD-9
 
 ``add_named_data`` that tells a key's type by ``isinstance``, which believes an object's
 ``__class__`` attribute: an object that says it is a ``str`` is taken for one, and normalising it
