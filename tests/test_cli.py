@@ -227,7 +227,8 @@ def test_a_run_under_xdist_reports_what_a_serial_run_does(full_runs: dict[str, R
 
 @pytest.mark.xfail(
     strict=True,
-    reason="the hook clauses added to the spec (HOOK-MAT-3 to 6, HOOK-LOW-5) are not yet in its expected not-applicable set",
+    reason="the hook clauses added to the spec (HOOK-MAT-3 to 6, HOOK-LOW-5) are not yet in "
+    "its expected not-applicable set",
 )
 def test_an_implementation_without_hooks_conforms_with_hooks_not_applicable(
     nohooks_run: Run,
@@ -781,7 +782,8 @@ def test_a_port_that_swallows_the_time_limit_gets_a_verdict_in_time(tmp_path: Pa
 
 @pytest.mark.xfail(
     strict=True,
-    reason="the console now starts with the printed Hypothesis seed, which its expected lines do not have yet",
+    reason="the console now starts with the printed Hypothesis seed, which its expected lines "
+    "do not have yet",
 )
 def test_a_one_bug_port_gets_a_short_console_that_says_why(tmp_path: Path) -> None:
     """The whole console output of a port with one bug fits 320 lines, clause table included; each
