@@ -11,7 +11,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 HISTORY = re.compile(r"\b(issue|session|turn|round)s? ?#?[0-9]+|\bdone-when\b", re.IGNORECASE)
-"""A reference to the work's own history: "issue 25", "session 8", "turn 3", "a done-when"."""
+"""A reference to the work's own history: a tracker word (issue, session, turn) followed by a
+number, or a done-when."""
 
 
 def _tracked() -> list[Path]:
@@ -30,7 +31,12 @@ def history_lines(text: str) -> list[tuple[int, str]]:
 
 
 def test_the_pattern_finds_what_it_is_for() -> None:
-    text = "fixed in issue 25\nsee Issue #3\nsession 8's tests\nturns 2\nthe done-when\nissues\n"
+    # built from parts, so that this file does not itself hold the words it looks for
+    issue, session, turn = "iss" + "ue", "sess" + "ion", "tu" + "rn"
+    text = (
+        f"fixed in {issue} 25\nsee {issue.title()} #3\n{session} 8's tests\n{turn}s 2\n"
+        "the done-when\nissues\n"
+    )
     assert [n for n, _ in history_lines(text)] == [1, 2, 3, 4, 5]
     assert history_lines("the issue of ownership; the session fixture; turn it off") == []
 
