@@ -16,8 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..api import DataEntry, FileBackedData, Implementation, NamedDataStore, NamedDataStoreOutput
-from .checks import ClauseFailure
+from ..api import (
+    Capability,
+    DataEntry,
+    FileBackedData,
+    Implementation,
+    NamedDataStore,
+    NamedDataStoreOutput,
+)
+from .checks import ClauseFailure, check
 from .model import FINGERPRINT_LENGTH, duplicate_key_message
 
 StateEntry = tuple[str, int, int, object]
@@ -103,6 +110,26 @@ class Blobs:
     def close_all(self) -> None:
         """Close every tracked object, newest first; errors of one don't stop the others."""
         close_all(self._made)
+
+    def require_hashing(self) -> None:
+        """Precondition of a test that observes through digests: a borrowed file's ``sha256()``
+        is hashlib's 32 raw bytes, else the test stops at FBD-HASH-1, which is then what failed,
+        and its own clauses are neither passed nor failed."""
+        if Capability.FILE_BACKED not in self.impl.capabilities:
+            return  # the hooks' digests are their own, checked against hashlib by each test
+        data = b"a digest to observe by"
+        path = self.file(data)
+        blob = self.impl.FileBackedData(str(path), cleanup=False, sha256=None)
+        try:
+            got = blob.sha256()
+        finally:
+            blob.close()
+            path.unlink()  # the test's directory is as it was: some tests count what is in it
+        check(
+            got == real_sha256(data).digest(),
+            f"sha256() of {data!r} gave {got!r}, not SHA-256's 32 bytes",
+            "FBD-HASH-1",
+        )
 
 
 def close_each(made: list[FileBackedData]) -> list[BaseException]:

@@ -210,9 +210,10 @@ class TestSharing:
         assert [index_of(store, name) for name in [*order, "bytes-again"]] == [1, 1, 1, 1]
 
     @clause("NDS-DEDUP-7")
-    # the supplied digest reaches the store through sha256(); buffers are seen by identity
+    # the supplied digest reaches the store through sha256(), compared with the digest of bytes;
+    # buffers are seen by identity
     # NDS-DEDUP-7 itself says an empty blob's digest is trusted: NDS-DEDUP-10 is not relied on
-    @relies_on("FBD-MOVE-1", "FBD-MOVE-7", "NDS-DEDUP-5", "NDS-OUT-2")
+    @relies_on("FBD-MOVE-1", "FBD-MOVE-7", "FBD-HASH-1", "NDS-DEDUP-5", "NDS-OUT-2")
     @pytest.mark.parametrize("supplied", ["wrong", "right"])
     @pytest.mark.parametrize("where", ["first", "second"])
     def test_an_empty_blob_with_a_supplied_digest_is_compared_by_it(

@@ -656,6 +656,7 @@ class TestKnownDigestOfAChangedFile:
     ) -> None:
         """sha256() with a digest known reads nothing, so a change is not seen by it (FBD-CHANGE-1
         binds the calls that read)."""
+        blobs.require_hashing()
         data = b"hashed while written"
         digest = hashlib.sha256(data).digest()
         path = blobs.file(data)

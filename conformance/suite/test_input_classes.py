@@ -131,6 +131,7 @@ class TestReadsOfEveryClass:
     def test_a_supplied_digest_is_the_digest(
         self, impl: Implementation, blobs: Blobs, shape: BlobClass
     ) -> None:
+        blobs.require_hashing()
         supplied = hashlib.sha256(b"not the contents " + shape.name.encode()).digest()
         assert _blob(blobs, shape, sha256=supplied).sha256() == supplied
 
@@ -344,6 +345,7 @@ class TestHandedDigestAtEveryStep:
     ) -> None:
         """Rewritten in place to its size and stamped ``step`` ns from the time it was hashed:
         another modification time (HOOK-LOW-4: ``st_mtime_ns``), so its digest is recomputed."""
+        blobs.require_hashing()
         _keeps(tmp_path, step)
         low = impl.low_memory
         assert low is not None

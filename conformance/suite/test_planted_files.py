@@ -29,6 +29,7 @@ from typing import Any
 import pytest
 
 from conformance.api import Implementation, LowMemoryWeights
+from conformance.harness.helpers import Blobs
 from conformance.suite.test_hook_interrupts import implementation_code
 
 clause = pytest.mark.clause
@@ -265,10 +266,13 @@ class TestPlantedBlob:
         assert _strays(tmp_path, {name, "model.wrapper.so"}) == []
 
     @clause("HOOK-MAT-3")
-    def test_the_blob_is_a_new_private_file(self, impl: Implementation, tmp_path: Path) -> None:
+    def test_the_blob_is_a_new_private_file(
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path
+    ) -> None:
         """Made exclusively with mode 0600: no other user can have it open, or open it later to
         change the weights under the stamp HOOK-LOW-4 checks. An earlier blob of this user's at
         the name is replaced by a new file, never written into."""
+        blobs.require_hashing()
         name = _blob_name(impl, tmp_path)
         earlier = tmp_path / name
         earlier.write_bytes(b"an earlier export's blob")
