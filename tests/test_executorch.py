@@ -32,9 +32,10 @@ REGENERATE = "cordspec run --impl executorch --profile strict --report docs/exec
 """How the committed report is made (the README's command for ExecuTorch's report)."""
 MET = ("FBD-CLOSE-5", "HOOK-MAT-2", "HOOK-LOW-1")
 """Clauses 1.5.1 meets, whose tests fail only at other clauses' checks."""
-CORE_DEVIATIONS = 7
+CORE_DEVIATIONS = 9
 """The most core clauses 1.5.1 may deviate in: those the deviations file declares today (FBD-MOVE-2
-among them: a placeholder made through a linked directory then '..', found by the path forms)."""
+among them: a placeholder made through a linked directory then '..', found by the path forms; and
+FBD-READ-1 and NDS-DEDUP-3, judged where files report a large block size)."""
 UNOBSERVED = {"FBD-READ-2", "FBD-HASH-1", "FBD-FAULT-1"}
 """The core clauses the suite cannot judge in 1.5.1, untested and never passed: their faults after
 a system call took effect are injected through Python's ``os``, which 1.5.1's reads through
@@ -68,6 +69,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
     over.write_text(f"{declared}\nHOOK-MAT-2  said to fail, which it does not\n", "utf-8")
     plugins = {k: v for k, v in os.environ.items() if k == "PYTEST_PLUGINS"}
     env = subprocess_env(CORDSPEC_WORKERS="2", COLUMNS="100", **plugins)
+    # a user's plain run, as the committed report was made: under CI's ``ci`` profile Hypothesis
+    # draws other examples, and a property test may meet another deviation first
+    env.pop("CI", None)
     done = shared_runs(tmp_path_factory, "executorch", _argvs(over), env=env)
     return {name: (path, p.returncode, p.stdout + p.stderr) for name, (path, p) in done.items()}
 
