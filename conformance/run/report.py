@@ -578,7 +578,9 @@ class Report:
         for c in self.clauses:
             if c.status not in (Status.FAILED, Status.DEVIATION_FIXED):
                 continue
-            test = next((t for t in c.tests if t.fails(c.clause.id)), None)
+            failing = [t for t in c.tests if t.fails(c.clause.id)]
+            # a test of its own first, before one blocked by it (as the clause's reason does)
+            test = min(failing, key=lambda t: bool(t.blocked_by)) if failing else None
             if test is None:  # a declared deviation that was fixed: the reason says so
                 lines += wrap(f"{c.clause.id} {c.status.value}: {c.reason}", width, "    ")
             elif test.nodeid in shown:

@@ -1,5 +1,5 @@
-"""A deliberately broken implementation: the reference, but ``Cord.write_to_file`` writes the
-pieces in reverse order (CORD-WRITE-1)."""
+"""A port with one bug: the reference, but ``Cord.write_to_file`` writes the pieces last to first
+(CORD-WRITE-1), each piece checked first and streamed as the reference does."""
 
 from __future__ import annotations
 
@@ -14,8 +14,7 @@ class Cord(reference.Cord):
     """The reference Cord, writing its pieces last to first."""
 
     def write_to_file(self, outfile: Writable) -> None:
+        backwards = reference.Cord()
         for piece in reversed(self.pieces):
-            if isinstance(piece, bytes):
-                outfile.write(piece)
-            else:
-                piece.write_to_file(outfile)
+            backwards.append(piece)
+        reference.Cord.write_to_file(backwards, outfile)
