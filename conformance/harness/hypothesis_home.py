@@ -18,6 +18,6 @@ to :func:`default_home`, so a run leaves no ``.hypothesis/`` in the directory it
 
 def default_home() -> Path:
     """The per-user cache directory for Hypothesis' files: ``$XDG_CACHE_HOME/cordspec/hypothesis``
-    (``~/.cache`` without it), so failing examples are still replayed from one run to the next."""
+    (``~/.cache`` without it), so that a run leaves nothing in the directory it starts in."""
     cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(cache) / "cordspec" / "hypothesis"
