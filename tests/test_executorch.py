@@ -152,12 +152,20 @@ _VARYING = [
 ]
 """What differs between two runs of one implementation: when, which cordspec, temporary paths
 and random names, durations."""
+FIRST_MET = ("suite/test_store_machine.py::TestStoreMachine::test_strict_store_machine",)
+"""Property-based tests that meet several of 1.5.1's declared deviations, of which the report names
+the first one their examples meet: Hypothesis mixes constants of the modules loaded so far into
+what it draws, so with the seed fixed the examples still depend on which tests a worker ran
+before. Their rows keep their status; the reason is not compared."""
 
 
 def normalized(markdown: str) -> str:
     """A Markdown report without what differs from one run to the next."""
     for pattern, replacement in _VARYING:
         markdown = pattern.sub(replacement, markdown)
+    for nodeid in FIRST_MET:
+        row = re.compile(rf"^(\| `{re.escape(nodeid)}` \| expected deviation \| ).*\|$", re.M)
+        markdown = row.sub(r"\1(the first declared deviation its examples meet) |", markdown)
     return markdown
 
 
@@ -178,6 +186,12 @@ def test_the_committed_report_is_what_a_run_reports(
             )
         )
         pytest.fail(f"{COMMITTED.name} is not what a run reports; run {REGENERATE}\n{diff}")
+
+
+def test_normalized_keeps_the_status_of_a_test_that_meets_several_deviations() -> None:
+    row = f"| `{FIRST_MET[0]}` | expected deviation | NDS-ADD-6: keys are not type-checked |"
+    same = normalized(row.replace("NDS-ADD-6: keys are not type-checked", "NDS-OUT-3: aliases"))
+    assert normalized(row) == same != normalized(row.replace("expected deviation", "failed"))
 
 
 def test_normalized_keeps_what_a_verdict_says() -> None:
