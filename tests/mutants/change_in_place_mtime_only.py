@@ -10,9 +10,11 @@ from __future__ import annotations
 import os
 
 import reference
+from conformance.api import Implementation
 from reference.verified_reader import _VerifiedReader
 
 from . import implementation
+from ._proofs_a import changed_while_written
 
 
 class _MtimeOnlyReader(_VerifiedReader):
@@ -27,3 +29,15 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def _rewrite_keeping_times(path: str) -> None:
+    st = os.stat(path)
+    with open(path, "r+b") as f:
+        f.write(b"b" * st.st_size)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def scenario(impl: Implementation) -> str | None:
+    """Rewritten in place to its size, its modification time set back: ``st_ctime`` shows it."""
+    return changed_while_written(impl, _rewrite_keeping_times)

@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory, make_file
 
 from . import implementation
 
@@ -21,3 +23,16 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        path = make_file(tmp + "/w", b"weights")
+        for flag in (1, 0, 1.0):
+            try:
+                taken = impl.FileBackedData(path, cleanup=flag)
+            except TypeError:
+                continue
+            taken.close()
+            return f"cleanup={flag!r} was taken as an ownership flag"
+        return None
