@@ -25,14 +25,18 @@ class FileBackedData(reference.FileBackedData):
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
+def _accepted(impl: Implementation, path: str, flag: object) -> bool:
+    """Whether ``cleanup=flag`` makes a blob (closed again at once)."""
+    try:
+        wrapped = impl.FileBackedData(path, cleanup=flag)
+    except TypeError:
+        return False
+    wrapped.close()
+    return True
+
+
 def scenario(impl: Implementation) -> str | None:
     with directory() as tmp:
         path = make_file(tmp + "/w", b"weights")
-        for flag in (1, 0, 1.0):
-            try:
-                taken = impl.FileBackedData(path, cleanup=flag)
-            except TypeError:
-                continue
-            taken.close()
-            return f"cleanup={flag!r} was taken as an ownership flag"
-        return None
+        flag = next((f for f in (1, 0, 1.0) if _accepted(impl, path, f)), None)
+    return None if flag is None else f"cleanup={flag!r} was taken as an ownership flag"

@@ -7,11 +7,12 @@ thread of the parent was inside that object's ``close()`` inherits the lock held
 
 from __future__ import annotations
 
+import os
 import threading
 
 import reference
 from conformance.api import Implementation
-from tests.blind._support import child_says
+from tests.blind._support import child_says, directory, make_file
 
 from . import implementation
 
@@ -26,12 +27,8 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 _CHILD = """
-import os, shutil, signal, tempfile, threading
-tmp = tempfile.mkdtemp()
-path = os.path.join(tmp, "w")
-with open(path, "wb") as f:
-    f.write(b"weights")
-owner = impl.FileBackedData(path, cleanup=True)
+import os, signal, threading
+owner = impl.FileBackedData({path!r}, cleanup=True)
 inside, leave = threading.Event(), threading.Event()
 real = os.unlink
 def unlink(*args, **kwargs):  # the closing thread stays inside close() until told
@@ -53,8 +50,6 @@ if pid == 0:
 _, status = os.waitpid(pid, 0)
 leave.set()
 closing.join(10)
-os.unlink = real
-shutil.rmtree(tmp)
 if os.waitstatus_to_exitcode(status) == -signal.SIGALRM:
     print("a forked child's close() waited on the lock a parent thread held in close() at the fork")
 else:
@@ -63,4 +58,7 @@ else:
 
 
 def scenario(impl: Implementation) -> str | None:
-    return child_says(impl, _CHILD)
+    """A thread of the parent is inside ``close()`` (held in its removal) when the parent forks;
+    the child closes the same object."""
+    with directory() as tmp:
+        return child_says(impl, _CHILD.format(path=make_file(os.path.join(tmp, "w"), b"weights")))
