@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.api import Implementation
 from reference.named_data import _checked
 
 from . import implementation
@@ -23,3 +24,14 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    for i, bad in enumerate((0, -8, True, 1.5)):
+        try:
+            store.add_named_data(f"k{i}", b"x", alignment=bad)
+        except (TypeError, ValueError):
+            continue
+        return f"add_named_data took alignment {bad!r} without an error"
+    return None

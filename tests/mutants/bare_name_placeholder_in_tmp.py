@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory, make_file
 
 from . import implementation
 
@@ -21,3 +23,18 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        cwd = os.getcwd()
+        os.chdir(tmp)
+        try:
+            moved = impl.FileBackedData.move_from(make_file("w", b"weights"))
+        finally:
+            os.chdir(cwd)
+        where = os.path.dirname(impl.path_of(moved))
+        moved.close()
+        if where != tmp:
+            return f"move_from of a bare name put the file in {where}, not in its directory {tmp}"
+        return None

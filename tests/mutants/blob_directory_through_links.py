@@ -7,12 +7,16 @@ of the exporter's choosing, replacing the exporter's own earlier blob there.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
+from conformance.api import Implementation
 from reference import hooks
+from tests.blind._support import directory
 
 from . import implementation
 from ._base import LowMemory, LowMemoryBackend
+from ._proofs_a import materialized
 
 
 class Blob(hooks._Blob):
@@ -26,3 +30,19 @@ class Backend(LowMemoryBackend):
 
 
 IMPLEMENTATION = implementation(__name__, low_memory=LowMemory(Backend))
+
+
+def scenario(impl: Implementation) -> str | None:
+    """A directory link of another user's (made as root, then given away) on the blob's path is
+    not followed: the weights never reach the directory it leads to."""
+    with directory() as tmp:
+        target = os.path.join(tmp, "private")
+        os.mkdir(target)
+        shared = os.path.join(tmp, "shared")
+        os.symlink(target, shared)
+        os.lchown(shared, 65534, 65534)
+        with contextlib.suppress(OSError, ValueError):
+            materialized(impl, shared, [b"weights"])
+        if os.listdir(target):
+            return f"the weights went through another user's directory link into {target}"
+        return None

@@ -11,10 +11,13 @@ import hashlib
 from collections.abc import Sequence
 from typing import TypeVar
 
+from conformance.api import Implementation
 from reference import hooks
+from tests.blind._support import directory, read_file
 
 from . import implementation
 from ._base import LowMemory, LowMemoryBackend
+from ._proofs_a import materialized
 
 P = TypeVar("P")
 
@@ -38,3 +41,13 @@ class Backend(LowMemoryBackend):
 
 
 IMPLEMENTATION = implementation(__name__, low_memory=LowMemory(Backend))
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        held = read_file(materialized(impl, tmp, [b"abc", b"defg"]))
+        if held != b"abcdefg":
+            return (
+                f"the blob of weights b'abc' and b'defg' holds {len(held)} bytes: {held[:12]!r}..."
+            )
+        return None

@@ -10,9 +10,11 @@ from __future__ import annotations
 import os
 
 import reference
+from conformance.api import Implementation
 from reference.verified_reader import _VerifiedReader
 
 from . import implementation
+from ._proofs_a import changed_while_written
 
 
 class _SizeOnlyReader(_VerifiedReader):
@@ -27,3 +29,14 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def _truncated_and_regrown(path: str) -> None:
+    size = os.path.getsize(path)
+    os.truncate(path, 0)
+    os.truncate(path, size)
+
+
+def scenario(impl: Implementation) -> str | None:
+    """Truncated and regrown to its size: zeros where its data was, the size unchanged."""
+    return changed_while_written(impl, _truncated_and_regrown)

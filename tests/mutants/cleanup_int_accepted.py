@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory, make_file
 
 from . import implementation
 
@@ -21,3 +23,20 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def _accepted(impl: Implementation, path: str, flag: object) -> bool:
+    """Whether ``cleanup=flag`` makes a blob (closed again at once)."""
+    try:
+        wrapped = impl.FileBackedData(path, cleanup=flag)
+    except TypeError:
+        return False
+    wrapped.close()
+    return True
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        path = make_file(tmp + "/w", b"weights")
+        flag = next((f for f in (1, 0, 1.0) if _accepted(impl, path, f)), None)
+    return None if flag is None else f"cleanup={flag!r} was taken as an ownership flag"

@@ -10,8 +10,11 @@ from __future__ import annotations
 import weakref
 
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory
 
 from . import implementation
+from ._proofs_a import blob, unlink_failing
 
 _FAILED: weakref.WeakKeyDictionary[reference.FileBackedData, OSError] = weakref.WeakKeyDictionary()
 
@@ -29,3 +32,19 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    """A removal that took effect and then raised: the retry finds the file gone, no error."""
+    with directory() as tmp:
+        owner = blob(impl, tmp, "w", b"weights", cleanup=True)
+        try:
+            with unlink_failing(took_effect=True):
+                owner.close()
+        except OSError:
+            pass
+        try:
+            owner.close()
+        except OSError as exc:
+            return f"close() after the file went raised the earlier removal's error again: {exc}"
+        return None

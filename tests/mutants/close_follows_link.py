@@ -10,8 +10,11 @@ from __future__ import annotations
 import os
 
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory
 
 from . import implementation
+from ._proofs_a import blob
 
 
 class FileBackedData(reference.FileBackedData):
@@ -29,3 +32,17 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    """The owned file moved aside and a link to it put at its name: the link is another file."""
+    with directory() as tmp:
+        owner = blob(impl, tmp, "w", b"weights", cleanup=True)
+        path = impl.path_of(owner)
+        aside = os.path.join(tmp, "aside")
+        os.rename(path, aside)
+        os.symlink(aside, path)
+        owner.close()
+        if not os.path.islink(path):
+            return "close() removed a link at the owned file's name, which is not the owned file"
+        return None

@@ -7,10 +7,15 @@ parent's file.
 
 from __future__ import annotations
 
+import os
+
 import reference
+from conformance.api import Implementation
 from reference.ownership import _remove_if_same, _unregister
+from tests.blind._support import directory
 
 from . import implementation
+from ._proofs_a import blob
 
 
 class FileBackedData(reference.FileBackedData):
@@ -28,3 +33,21 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    """A worker made by ``fork`` closes its inherited copy of the parent's owner."""
+    with directory() as tmp:
+        owner = blob(impl, tmp, "w", b"weights", cleanup=True)
+        path = impl.path_of(owner)
+        child = os.fork()
+        if child == 0:  # pragma: no cover  # the child's coverage is not collected
+            try:
+                with owner:
+                    pass
+            finally:
+                os._exit(0)
+        os.waitpid(child, 0)
+        kept = os.path.exists(path)
+        owner.close()
+        return None if kept else "a forked child's close() removed the file its parent owns"

@@ -6,9 +6,14 @@ collector's finalizer to remove some time later, if ever.
 
 from __future__ import annotations
 
+import os
+
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory
 
 from . import implementation
+from ._proofs_a import blob
 
 
 class FileBackedData(reference.FileBackedData):
@@ -17,3 +22,13 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        owner = blob(impl, tmp, "w", b"weights", cleanup=True)
+        path = impl.path_of(owner)
+        owner.close()
+        if os.path.exists(path):
+            return f"close() of an owner left its file {path}"
+        return None

@@ -10,8 +10,10 @@ from __future__ import annotations
 import errno
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
+from ._proofs_a import removal_failure_reported
 
 _EXPECTED = (errno.EACCES, errno.EPERM, errno.EROFS)
 
@@ -26,3 +28,7 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return removal_failure_reported(impl)

@@ -14,10 +14,12 @@ import os
 import posix
 
 import reference
+from conformance.api import Implementation
 from reference import file_backed
 from reference.location import identity_of
 
 from . import implementation
+from ._proofs_a import removal_failure_reported
 
 
 class FileBackedData(reference.FileBackedData):
@@ -39,3 +41,8 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    """The removal fails with EIO whether it is called through ``os`` or ``posix``."""
+    return removal_failure_reported(impl)

@@ -10,8 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory
 
 from . import implementation
+from ._proofs_a import blob
 
 
 class NamedDataStore(reference.NamedDataStore):
@@ -26,3 +29,16 @@ class NamedDataStore(reference.NamedDataStore):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        store = impl.NamedDataStore()
+        added = blob(impl, tmp, "w", b"weights")
+        store.add_named_data("w", added)
+        added.close()
+        try:
+            store.add_named_data("w", added)
+        except ValueError:
+            return None
+        return "a closed blob re-added under the key that names it was accepted"

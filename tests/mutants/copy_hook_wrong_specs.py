@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from conformance.api import Implementation
+
 from . import implementation
 from ._base import CopyHook, ProbeLowering
+from ._proofs_a import lowered
 
 
 def _first_specs(hook: CopyHook | None, specs: list[Sequence[object]]) -> CopyHook | None:
@@ -19,3 +22,11 @@ def _first_specs(hook: CopyHook | None, specs: list[Sequence[object]]) -> CopyHo
 
 
 IMPLEMENTATION = implementation(__name__, lowering=ProbeLowering(_first_specs))
+
+
+def scenario(impl: Implementation) -> str | None:
+    hooked, _, made = lowered(impl, [b"a", b"b"])
+    given = [specs for _, _, specs in hooked]
+    if given != [[spec] for spec in made]:
+        return f"the copy hook was given the compile specs {given}, not each submodule's {made}"
+    return None

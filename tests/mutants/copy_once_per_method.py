@@ -9,8 +9,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from conformance.api import Implementation
+
 from . import implementation
 from ._base import ProbeLowering
+from ._proofs_a import lowered
 
 
 class Lowering(ProbeLowering):
@@ -33,3 +36,18 @@ class Lowering(ProbeLowering):
 
 
 IMPLEMENTATION = implementation(__name__, lowering=Lowering())
+
+
+def scenario(impl: Implementation) -> str | None:
+    """Two submodules of one method: each copied once, and preprocess gets each copy."""
+    hooked, seen, _ = lowered(impl, [b"a", b"b"])
+    copies = [made for _, made, _ in hooked]
+    given = [program for program, _ in seen]
+    if (
+        len(copies) != 2
+        or len(given) != 2
+        or any(a is not b for a, b in zip(copies, given, strict=False))
+    ):
+        names = [getattr(p, "name", p) for p in given]
+        return f"{len(copies)} copy hook call(s) for 2 submodules; preprocess got {names}"
+    return None

@@ -12,8 +12,10 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from conformance.adapters import reference as reference_adapter
+from conformance.api import Implementation
 
 from . import implementation
+from ._proofs_a import Program
 
 T = TypeVar("T")
 
@@ -26,3 +28,16 @@ class Lowering(reference_adapter._Lowering):
 
 
 IMPLEMENTATION = implementation(__name__, lowering=Lowering())
+
+
+def scenario(impl: Implementation) -> str | None:
+    lowering = impl.lowering
+    if lowering is None:
+        return None
+    original = Program("forward")
+    copied = lowering.default_copy(original, [lowering.compile_spec("probe", b"a")])
+    copied.state_dict["weight"] = "replaced by preprocess"
+    copied.constants["new"] = 1
+    if original.state_dict["weight"] != [1.0, 2.0] or original.constants:
+        return "preprocess replacing a weight of the default copy replaced it in the original"
+    return None

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
 
@@ -18,3 +19,14 @@ class Cord(reference.Cord):
 
 
 IMPLEMENTATION = implementation(__name__, Cord=Cord)
+
+
+def scenario(impl: Implementation) -> str | None:
+    for piece in (bytearray(b"abc"), memoryview(b"abc")):
+        cord = impl.Cord()
+        try:
+            cord.append(piece)
+        except TypeError:
+            continue
+        return f"Cord.append took a {type(piece).__name__} piece"
+    return None

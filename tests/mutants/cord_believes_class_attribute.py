@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
 
@@ -27,3 +28,23 @@ class Cord(reference.Cord):
 
 
 IMPLEMENTATION = implementation(__name__, Cord=Cord)
+
+
+class _SaysBytes:
+    """Not bytes, but its ``__class__`` says so (``isinstance`` believes it)."""
+
+    @property  # type: ignore[misc]  # the lie is the point
+    def __class__(self) -> type:
+        return bytes
+
+    def __len__(self) -> int:
+        return 3
+
+
+def scenario(impl: Implementation) -> str | None:
+    cord = impl.Cord()
+    try:
+        cord.append(_SaysBytes())
+    except TypeError:
+        return None
+    return "Cord.append took an object whose __class__ attribute says bytes as a piece"

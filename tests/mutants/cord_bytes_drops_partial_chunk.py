@@ -8,8 +8,11 @@ a multiple of it comes out short. Every ``FileBackedData`` method is right.
 from __future__ import annotations
 
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory
 
 from . import implementation
+from ._proofs_a import CHUNK, blob
 
 _CHUNK = 1 << 20
 
@@ -28,3 +31,12 @@ class Cord(reference.Cord):
 
 
 IMPLEMENTATION = implementation(__name__, Cord=Cord)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        data = b"w" * CHUNK + b"tail"
+        got = bytes(impl.Cord(blob(impl, tmp, "w", data)))
+        if got != data:
+            return f"bytes() of a Cord of a {len(data)}-byte file gave {len(got)} bytes"
+        return None

@@ -8,8 +8,17 @@ seeked back to fill in a segment. ``FileBackedData.write_to_file`` itself is rig
 from __future__ import annotations
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
 from ._base import written_at_the_end
+from ._proofs_a import written_over
 
 IMPLEMENTATION = implementation(__name__, Cord=written_at_the_end(reference.Cord))
+
+
+def scenario(impl: Implementation) -> str | None:
+    got = written_over(impl.Cord(b"abc"))
+    if got != b"01abc56789":
+        return f"a Cord b'abc' written at position 2 of b'0123456789' gave {got!r}"
+    return None

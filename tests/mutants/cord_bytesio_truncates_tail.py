@@ -11,8 +11,10 @@ import io
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
+from ._proofs_a import written_over
 
 
 class Cord(reference.Cord):
@@ -23,3 +25,11 @@ class Cord(reference.Cord):
 
 
 IMPLEMENTATION = implementation(__name__, Cord=Cord)
+
+
+def scenario(impl: Implementation) -> str | None:
+    """Written over the middle of a buffer: what follows the written region stays."""
+    got = written_over(impl.Cord(b"abc"), b"0123456789", 4)
+    if got != b"0123abc789":
+        return f"a Cord b'abc' written at position 4 of b'0123456789' gave {got!r}"
+    return None

@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import reference
+from conformance.api import Implementation
+from tests.blind._support import peak_memory
 
 from . import implementation
 
@@ -22,3 +24,16 @@ class Cord(reference.Cord):
 
 
 IMPLEMENTATION = implementation(__name__, Cord=Cord)
+
+
+_BIG = 8 << 20
+
+
+def scenario(impl: Implementation) -> str | None:
+    """A Cord holds a ``bytes`` piece by identity: making one of a large piece allocates
+    nothing of its size."""
+    big = bytes(_BIG)
+    held = peak_memory(lambda: impl.Cord(big).append(big))
+    if held >= _BIG // 2:
+        return f"a Cord of an {_BIG >> 20} MiB bytes piece allocated {held >> 20} MiB"
+    return None

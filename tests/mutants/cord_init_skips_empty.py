@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
+from ._proofs_a import empty_grown_written
 
 
 class Cord(reference.Cord):
@@ -21,3 +23,7 @@ class Cord(reference.Cord):
 
 
 IMPLEMENTATION = implementation(__name__, Cord=Cord)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return empty_grown_written(impl, impl.Cord)

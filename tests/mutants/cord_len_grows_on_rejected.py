@@ -6,9 +6,11 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
 
@@ -28,3 +30,13 @@ class Cord(reference.Cord):
 
 
 IMPLEMENTATION = implementation(__name__, Cord=Cord)
+
+
+def scenario(impl: Implementation) -> str | None:
+    cord = impl.Cord(b"ab")
+    for rejected in (bytearray(b"xyz"), "xyz"):
+        with contextlib.suppress(TypeError):
+            cord.append(rejected)
+    if len(cord) != 2:
+        return f"a Cord of b'ab' has length {len(cord)} after two refused appends"
+    return None

@@ -9,9 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 from reference.file_backed import write_all
+from tests.blind._support import directory
 
 from . import implementation
+from ._proofs_a import blob, written_over
 
 
 class Cord(reference.Cord):
@@ -23,3 +26,14 @@ class Cord(reference.Cord):
 
 
 IMPLEMENTATION = implementation(__name__, Cord=Cord)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        cord = impl.Cord(b"a")
+        cord.append(blob(impl, tmp, "b", b"b"))
+        cord.append(b"c")
+        got = written_over(cord, b"", 0)
+        if got != b"abc":
+            return f"a Cord of b'a', a file of b'b' and b'c' was written as {got!r}"
+        return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
 
@@ -21,3 +22,18 @@ class Cord(reference.Cord):
 
 
 IMPLEMENTATION = implementation(__name__, Cord=Cord)
+
+
+class _Named(bytes):
+    """A ``bytes`` subclass, which is ``bytes`` to the spec."""
+
+
+def scenario(impl: Implementation) -> str | None:
+    cord = impl.Cord()
+    try:
+        cord.append(_Named(b"abc"))
+    except TypeError as exc:
+        return f"Cord.append refused a bytes subclass: {exc}"
+    if bytes(cord) != b"abc":
+        return f"a Cord of a bytes subclass piece b'abc' gives {bytes(cord)!r}"
+    return None

@@ -7,9 +7,12 @@ sparse piece ending in a hole comes out short. ``FileBackedData.write_to_file`` 
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory, make_file
 
 from . import implementation
 from ._sparse import sparse_copy
@@ -33,3 +36,23 @@ class Cord(reference.Cord):
 
 
 IMPLEMENTATION = implementation(__name__, Cord=Cord)
+
+
+_SIZE = 1 << 16
+
+
+def scenario(impl: Implementation) -> str | None:
+    """A Cord ending with a file that ends in a hole, written into a file: the output has the
+    hole's length too."""
+    with directory() as tmp:
+        path = make_file(os.path.join(tmp, "w"), b"data")
+        os.truncate(path, _SIZE)
+        cord = impl.Cord(b"head")
+        cord.append(impl.FileBackedData(path))
+        target = os.path.join(tmp, "out")
+        with open(target, "wb") as out:
+            cord.write_to_file(out)
+        size = os.path.getsize(target)
+        if size != 4 + _SIZE:
+            return f"a Cord of {4 + _SIZE} bytes ending in a hole was written as {size} bytes"
+        return None

@@ -11,10 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 from reference.file_backed import write_all
 from reference.verified_reader import _os_file
 
 from . import implementation
+from ._proofs_a import spoiled_cord_written
 
 
 class Cord(reference.Cord):
@@ -30,3 +32,7 @@ class Cord(reference.Cord):
 
 
 IMPLEMENTATION = implementation(__name__, Cord=Cord)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return spoiled_cord_written(impl, into_file=True)

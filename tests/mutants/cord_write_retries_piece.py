@@ -7,9 +7,11 @@ is written twice.
 
 from __future__ import annotations
 
+import errno
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
 
@@ -32,3 +34,27 @@ class Cord(reference.Cord):
 
 
 IMPLEMENTATION = implementation(__name__, Cord=Cord)
+
+
+class _FailsOnce:
+    """An output whose first write takes its data and then raises ``EIO``."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+
+    def write(self, data: bytes) -> int:
+        self.data += data
+        if len(self.data) == len(data):
+            raise OSError(errno.EIO, "the write took effect, then failed")
+        return len(data)
+
+
+def scenario(impl: Implementation) -> str | None:
+    out = _FailsOnce()
+    cord = impl.Cord(b"abc")
+    cord.append(b"def")
+    try:
+        cord.write_to_file(out)
+    except OSError:
+        return None
+    return f"a write that raised EIO was not reported; the output holds {bytes(out.data)!r}"

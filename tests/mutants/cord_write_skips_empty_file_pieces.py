@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
+from ._proofs_a import empty_grown_written
 
 
 class Cord(reference.Cord):
@@ -24,3 +26,12 @@ class Cord(reference.Cord):
 
 
 IMPLEMENTATION = implementation(__name__, Cord=Cord)
+
+
+def scenario(impl: Implementation) -> str | None:
+    def after_head(piece: Any) -> Any:
+        cord = impl.Cord(b"head")
+        cord.append(piece)
+        return cord
+
+    return empty_grown_written(impl, after_head)

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.api import Implementation
 from reference.named_data import _digest
+from tests.blind._support import directory, sha
 
 from . import implementation
 from ._base import Store
+from ._proofs_a import blob, store_of
 
 
 class NamedDataStore(Store):
@@ -28,3 +31,17 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    """Files of different lengths supplied with one digest are different blobs."""
+    with directory() as tmp:
+        same = sha(b"one digest")
+        out = store_of(
+            impl,
+            ("short", blob(impl, tmp, "s", b"abc", sha256=same)),
+            ("long", blob(impl, tmp, "l", b"abcd", sha256=same)),
+        )
+        if len(out.buffers) != 2:
+            return "blobs of 3 and 4 bytes with equal supplied digests share one buffer"
+        return None

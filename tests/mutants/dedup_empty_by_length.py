@@ -10,8 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory, sha
 
 from . import implementation
+from ._proofs_a import blob, store_of
 
 
 class NamedDataStore(reference.NamedDataStore):
@@ -27,3 +30,12 @@ class NamedDataStore(reference.NamedDataStore):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        wrong = blob(impl, tmp, "e", b"", sha256=sha(b"not empty"))
+        out = store_of(impl, ("bytes", b""), ("file", wrong))
+        if len(out.buffers) != 2:
+            return "an empty file with another supplied digest shares the empty buffer"
+        return None

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.api import Implementation
 from reference.named_data import _fingerprint
 
 from . import implementation
 from ._base import Store
+from ._proofs_a import store_of
 
 
 class NamedDataStore(Store):
@@ -23,3 +25,11 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    """Equal length and first 32 bytes, different after: two buffers."""
+    out = store_of(impl, ("x", b"a" * 32 + b"x"), ("y", b"a" * 32 + b"y"))
+    if len(out.buffers) != 2:
+        return "blobs equal only in length and first 32 bytes share one buffer"
+    return None

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.api import Implementation
+
 from . import implementation
 from ._base import Store
+from ._proofs_a import store_of
 
 
 class NamedDataStore(Store):
@@ -20,3 +23,11 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    first, second = (bytes(bytearray(b"w" * 40)) for _ in range(2))
+    out = store_of(impl, ("a", first), ("b", second))
+    if len(out.buffers) != 1 or out.buffers[0] is not first:
+        return "the buffer of two equal blobs is not the object added first"
+    return None

@@ -7,7 +7,9 @@ as the reference once did: SIGINT and SIGUSR1 during ``move_from`` ran only SIGI
 from __future__ import annotations
 
 import reference
+from conformance.api import Implementation
 from reference.deferral import _Deferral
+from tests.blind._support import child_says
 
 from . import implementation
 
@@ -31,3 +33,35 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+_CHILD = """
+import os, shutil, signal, tempfile
+ran = []
+signal.signal(signal.SIGUSR1, lambda signum, frame: ran.append(signum))
+tmp = tempfile.mkdtemp()
+path = os.path.join(tmp, "w")
+with open(path, "wb") as f:
+    f.write(b"weights")
+real = os.replace
+def replace(*args, **kwargs):  # SIGINT, then SIGUSR1, come as the file is renamed
+    real(*args, **kwargs)
+    os.replace = real
+    for signum in (signal.SIGINT, signal.SIGUSR1):
+        handler = signal.getsignal(signum)
+        if callable(handler):
+            handler(signum, None)
+os.replace = replace
+try:
+    impl.FileBackedData.move_from(path).close()
+except KeyboardInterrupt:
+    pass
+finally:
+    os.replace = real
+    shutil.rmtree(tmp)
+print("OK" if ran else "SIGINT and SIGUSR1 came during move_from; only SIGINT's handler ran")
+"""
+
+
+def scenario(impl: Implementation) -> str | None:
+    return child_says(impl, _CHILD)

@@ -7,7 +7,11 @@ Review defect 1: the first version released owned files in ``__del__`` only, wit
 
 from __future__ import annotations
 
+import os
+
+from conformance.api import Implementation
 from reference import file_backed
+from tests.blind._support import child_says, directory, make_file
 
 from . import implementation
 from ._base import Owners
@@ -24,3 +28,26 @@ class FileBackedData(Owners):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+_CHILD = """
+import threading
+owner = impl.FileBackedData({path!r}, cleanup=True)
+# still referenced at exit, from a thread that never ends
+holder = threading.Thread(target=lambda held: threading.Event().wait(60), args=(owner,))
+holder.daemon = True
+holder.start()
+print("OK")
+"""
+
+
+def scenario(impl: Implementation) -> str | None:
+    """An owner still alive at interpreter exit is released then (FBD-CLOSE-5)."""
+    with directory() as tmp:
+        path = make_file(os.path.join(tmp, "w"), b"weights")
+        said = child_says(impl, _CHILD.format(path=path))
+        if said is not None:
+            return said
+        if os.path.exists(path):
+            return "an owner still referenced at interpreter exit left its file"
+        return None

@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory, make_file, sha
 
 from . import implementation
 
@@ -28,3 +30,17 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    """A file hashed, then another of its size at its path: the new one's digest is its own."""
+    with directory() as tmp:
+        path = make_file(tmp + "/w", b"first")
+        earlier = impl.FileBackedData(path)
+        earlier.sha256()
+        earlier.close()
+        make_file(path, b"other")
+        digest = impl.FileBackedData(path).sha256()
+        if digest != sha(b"other"):
+            return "a new file of the same size at a hashed file's path got the old file's digest"
+        return None

@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
+from ._proofs_a import empty_grown_written
 
 
 class FileBackedData(reference.FileBackedData):
@@ -22,3 +24,7 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return empty_grown_written(impl, lambda blob: blob)

@@ -10,8 +10,11 @@ from __future__ import annotations
 import hashlib
 
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory, sha
 
 from . import implementation
+from ._proofs_a import blob, store_of
 
 _EMPTY = hashlib.sha256(b"").digest()
 
@@ -24,3 +27,13 @@ class NamedDataStore(reference.NamedDataStore):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    """The empty file with a wrong digest comes first: the later empty bytes are another blob."""
+    with directory() as tmp:
+        wrong = blob(impl, tmp, "e", b"", sha256=sha(b"not empty"))
+        out = store_of(impl, ("file", wrong), ("bytes", b""))
+        if len(out.buffers) != 2:
+            return "empty bytes share an empty file's buffer whose supplied digest is another"
+        return None

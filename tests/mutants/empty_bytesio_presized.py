@@ -11,8 +11,11 @@ import io
 from typing import Any
 
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory
 
 from . import implementation
+from ._proofs_a import blob, written_over
 
 
 class FileBackedData(reference.FileBackedData):
@@ -26,3 +29,16 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        empty = blob(impl, tmp, "e", b"")
+        for at in (2, 0):
+            try:
+                got = written_over(empty, b"0123456789", at)
+            except ValueError as exc:
+                return f"an empty blob written at position {at} raised {exc!r}"
+            if got != b"0123456789":
+                return f"an empty blob written at position {at} of b'0123456789' gave {got!r}"
+        return None

@@ -10,8 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory, sha
 
 from . import implementation
+from ._proofs_a import blob
 
 
 class NamedDataStore(reference.NamedDataStore):
@@ -26,3 +29,14 @@ class NamedDataStore(reference.NamedDataStore):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        store = impl.NamedDataStore()
+        store.add_named_data("k", b"")
+        try:
+            store.add_named_data("k", blob(impl, tmp, "e", b"", sha256=sha(b"not empty")))
+        except ValueError:
+            return None
+        return "key k re-added with an empty file of another supplied digest was accepted"
