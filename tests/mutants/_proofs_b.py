@@ -183,7 +183,7 @@ class _FailingFile(io.FileIO):
         self.fault.fire()
         return super().readinto(buffer)
 
-    def read(self, size: int = -1) -> bytes | None:
+    def read(self, size: int | None = -1) -> bytes:
         self.fault.fire()
         return super().read(size)
 
