@@ -8,8 +8,10 @@ were still there and empty.
 from __future__ import annotations
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
+from ._proofs_b import empty_then_grown
 
 
 class FileBackedData(reference.FileBackedData):
@@ -20,3 +22,7 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return empty_then_grown(impl, lambda blob: blob.prefix(4), "prefix(4)")

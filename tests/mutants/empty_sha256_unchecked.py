@@ -10,8 +10,10 @@ from __future__ import annotations
 import hashlib
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
+from ._proofs_b import empty_then_grown
 
 
 class FileBackedData(reference.FileBackedData):
@@ -22,3 +24,7 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return empty_then_grown(impl, lambda blob: blob.sha256(), "sha256()")

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.api import Implementation
 from reference.named_data import _checked
 
 from . import implementation
 from ._base import Store
+from ._proofs_b import refused
 
 
 class NamedDataStore(Store):
@@ -21,3 +23,10 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    return refused(
+        lambda: store.add_named_data("w", b"weights", 1, ""), ValueError, "external_tag ''"
+    )

@@ -11,10 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 from reference import named_data
 
 from . import implementation
 from ._base import Store
+from ._proofs_b import key_refused
 
 
 def _checked_with_repr(key: object, data: object, alignment: object, tag: object) -> Any:
@@ -45,3 +47,14 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+class _Unshowable:
+    """A key that cannot be shown by its own ``__repr__``."""
+
+    def __repr__(self) -> str:
+        raise RuntimeError("this value has no repr")
+
+
+def scenario(impl: Implementation) -> str | None:
+    return key_refused(impl, _Unshowable(), "a key whose __repr__ raises", "_Unshowable")

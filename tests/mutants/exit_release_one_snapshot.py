@@ -12,9 +12,12 @@ import contextlib
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 from reference import deferral, ownership
+from tests.blind._support import directory
 
 from . import implementation
+from ._proofs_b import exit_leaves
 
 
 def _one_snapshot() -> None:
@@ -47,3 +50,37 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+_LATE_OWNER = """
+import os
+
+def weights(name):
+    with open(os.path.join(tmp, name), "wb") as f:
+        f.write(b"weights")
+    return f.name
+
+first = impl.FileBackedData(weights("first"), cleanup=True)
+late, owners, real = weights("late"), [], os.unlink
+
+def unlink(*args, **kwargs):  # an owner is made while the release at exit runs
+    os.unlink = real
+    try:
+        owners.append(impl.FileBackedData(late, cleanup=True))
+        print("owned")
+    except Exception as exc:
+        print("refused:", exc)
+    return real(*args, **kwargs)
+
+os.unlink = unlink
+"""
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        left, said = exit_leaves(impl, tmp, _LATE_OWNER)
+    if said == "owned" and "late" in left:
+        return "an owner made while the release at exit ran was accepted and never released"
+    if not said:
+        raise RuntimeError("the release at exit removed no file: nothing was made during it")
+    return None

@@ -7,6 +7,7 @@ key order: a key that shares a buffer with a smaller one comes before keys that 
 from __future__ import annotations
 
 import reference
+from conformance.api import Implementation
 from reference.named_data import DataEntry, _Maps
 
 from . import implementation
@@ -32,3 +33,14 @@ class NamedDataStore(reference.NamedDataStore):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    for key, data in (("a", b"shared"), ("b", b"its own"), ("c", b"shared")):
+        store.add_named_data(key, data)
+    store.externalize_pte_data(1 << 20, "shard")
+    (entries,) = store.get_named_data_store_output().external_data.values()
+    if list(entries) != ["a", "b", "c"]:
+        return f"the one shard lists its entries as {list(entries)}, not in sorted key order"
+    return None

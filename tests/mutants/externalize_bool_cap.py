@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.api import Implementation
+
 from . import implementation
 from ._base import Store
+from ._proofs_b import refused
 
 
 class NamedDataStore(Store):
@@ -20,3 +23,11 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    store.add_named_data("w", b"1")
+    return refused(
+        lambda: store.externalize_pte_data(True, "shard"), ValueError, "a shard cap of True"
+    )

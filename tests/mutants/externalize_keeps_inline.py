@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+from conformance.api import Implementation
+
 from . import implementation
 from ._base import Store
 
@@ -18,3 +20,11 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    store.add_named_data("w", b"weights")
+    store.externalize_pte_data(1 << 20, "shard")
+    inline = sorted(store.get_named_data_store_output().pte_data)
+    return f"after externalize_pte_data, pte_data still holds {inline}" if inline else None

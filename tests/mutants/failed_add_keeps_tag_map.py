@@ -7,10 +7,15 @@ in the store's order.
 
 from __future__ import annotations
 
+import os
 from typing import Any
+
+from conformance.api import Implementation
+from tests.blind._support import directory, make_file
 
 from . import implementation
 from ._base import Store
+from ._proofs_b import raised
 
 
 class NamedDataStore(Store):
@@ -21,3 +26,17 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    with directory() as tmp:
+        closed = impl.FileBackedData(make_file(os.path.join(tmp, "w"), b"weights"))
+        closed.close()
+        error = raised(lambda: store.add_named_data("late", closed, 1, "second"))
+    store.add_named_data("early", b"x", 1, "first")
+    store.add_named_data("late", b"y", 1, "second")
+    tags = list(store.get_named_data_store_output().external_data)
+    if error is None or tags != ["first", "second"]:
+        return f"after a failed add under 'second' ({error!r}), the tags stand as {tags}"
+    return None

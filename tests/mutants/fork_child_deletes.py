@@ -6,11 +6,14 @@ inherited object, deletes its parent's file.
 
 from __future__ import annotations
 
+import gc
 import os
 import weakref
 
+from conformance.api import Implementation
 from reference.location import Identity, Location
 from reference.ownership import _release
+from tests.blind._support import directory, make_file
 
 from . import implementation
 from ._base import Owners
@@ -27,3 +30,20 @@ class FileBackedData(Owners):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        path = make_file(os.path.join(tmp, "w"), b"weights")
+        owners = [impl.FileBackedData(path, cleanup=True)]
+        pid = os.fork()
+        if pid == 0:  # the child collects its copy of the owner, then exits
+            try:
+                owners.clear()
+                gc.collect()
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+        kept = os.path.exists(path)
+        owners[0].close()
+    return None if kept else "a forked child that collected its copy of an owner deleted its file"

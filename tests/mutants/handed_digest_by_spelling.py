@@ -8,8 +8,13 @@ leaves the entry for ever.
 
 from __future__ import annotations
 
+import os
+
+from conformance.api import Implementation
+
 from . import implementation
 from ._handed_map import HandedMap, HandedMapWeights
+from ._proofs_b import stale_text_load
 
 
 class Backend(HandedMap):
@@ -19,3 +24,11 @@ class Backend(HandedMap):
 
 
 IMPLEMENTATION = implementation(__name__, low_memory=HandedMapWeights(Backend))
+
+
+def _spelt_otherwise(path: str) -> str:
+    return os.path.join(os.path.dirname(path), ".", os.path.basename(path))
+
+
+def scenario(impl: Implementation) -> str | None:
+    return stale_text_load(impl, _spelt_otherwise)

@@ -7,8 +7,11 @@ stale) but never emptied: every blob ever written stays in it after its load.
 
 from __future__ import annotations
 
+from conformance.api import Implementation
+
 from . import implementation
 from ._handed_map import HandedMap, HandedMapWeights, Stamp
+from ._proofs_b import stale_text_load
 
 
 class Backend(HandedMap):
@@ -18,3 +21,7 @@ class Backend(HandedMap):
 
 
 IMPLEMENTATION = implementation(__name__, low_memory=HandedMapWeights(Backend))
+
+
+def scenario(impl: Implementation) -> str | None:
+    return stale_text_load(impl, lambda returned: returned)

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import os
 
+from conformance.api import Implementation
 from reference import hooks
 
 from . import implementation
 from ._base import LowMemory, LowMemoryBackend
+from ._proofs_b import load_after_rewrite, restamped
 
 
 class Backend(LowMemoryBackend):
@@ -35,3 +37,15 @@ class Backend(LowMemoryBackend):
 
 
 IMPLEMENTATION = implementation(__name__, low_memory=LowMemory(Backend))
+
+
+def _within_its_second(path: str, st: os.stat_result) -> None:
+    second, fraction = divmod(st.st_mtime_ns, 10**9)
+    later = 500_000_000 if fraction != 500_000_000 else 400_000_000
+    restamped(path, b"WEIGHTS AS WRITTEN", second * 10**9 + later)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return load_after_rewrite(
+        impl, _within_its_second, "rewritten to its size, stamped within the same second"
+    )

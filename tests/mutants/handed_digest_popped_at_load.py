@@ -7,8 +7,11 @@ the load that uses it: a materialize whose load never comes leaves its entry for
 
 from __future__ import annotations
 
+from conformance.api import Implementation
+
 from . import implementation
 from ._handed_map import HandedMap, HandedMapWeights
+from ._proofs_b import stale_text_load
 
 
 class Backend(HandedMap):
@@ -16,3 +19,7 @@ class Backend(HandedMap):
 
 
 IMPLEMENTATION = implementation(__name__, low_memory=HandedMapWeights(Backend))
+
+
+def scenario(impl: Implementation) -> str | None:
+    return stale_text_load(impl, None)

@@ -8,10 +8,13 @@ of its start. A supplied digest is still trusted.
 from __future__ import annotations
 
 import hashlib
+import os
 import weakref
 from typing import Any
 
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory, make_file, sha
 
 from . import implementation
 
@@ -47,3 +50,12 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    data = os.urandom((1 << 20) + 7)
+    with directory() as tmp:
+        digest = impl.FileBackedData(make_file(os.path.join(tmp, "w"), data)).sha256()
+    if digest != sha(data):
+        return "sha256() of a blob of 1 MiB and 7 bytes is not the SHA-256 of its bytes"
+    return None

@@ -6,8 +6,10 @@
 from __future__ import annotations
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
+from ._proofs_b import known_digest_after_removal
 
 
 class FileBackedData(reference.FileBackedData):
@@ -19,3 +21,7 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return known_digest_after_removal(impl, supplied=False)

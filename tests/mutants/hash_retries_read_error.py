@@ -6,9 +6,15 @@ repeat is never seen by the caller.
 
 from __future__ import annotations
 
+import errno
+import os
+
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory, make_file
 
 from . import implementation
+from ._proofs_b import failing_read, refused
 
 
 class FileBackedData(reference.FileBackedData):
@@ -22,3 +28,13 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        blob = impl.FileBackedData(make_file(os.path.join(tmp, "w"), b"weights"))
+        with failing_read() as fault:
+            seen = refused(blob.sha256, OSError, "sha256() whose read fails", code=errno.EIO)
+    if not fault.fired:
+        raise RuntimeError("sha256() read nothing through open() or os.read: no fault injected")
+    return seen

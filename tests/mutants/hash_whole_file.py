@@ -6,8 +6,11 @@
 from __future__ import annotations
 
 import hashlib
+import os
 
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory, make_file, peak_memory, sha
 
 from . import implementation
 
@@ -20,3 +23,14 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    size = 8 << 20
+    with directory() as tmp:
+        path = make_file(os.path.join(tmp, "zeros"), bytes(size))
+        digests: list[bytes] = []
+        held = peak_memory(lambda: digests.append(impl.FileBackedData(path).sha256()))
+    if digests != [sha(bytes(size))] or held >= size // 2:
+        return f"sha256() of an {size >> 20} MiB file held {held} bytes at once"
+    return None

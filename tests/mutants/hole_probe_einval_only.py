@@ -9,11 +9,16 @@ from __future__ import annotations
 
 import errno
 import os
+from collections.abc import Callable
+from typing import Any
 
 import reference
+from conformance.api import Implementation
 from reference.verified_reader import _VerifiedReader
+from tests.blind._support import directory, make_file, read_file
 
 from . import implementation
+from ._proofs_b import on_call, raised
 
 
 class _Reader(_VerifiedReader):
@@ -35,3 +40,22 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def _unsupported(real: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    raise OSError(errno.EOPNOTSUPP, "this filesystem does not tell holes")
+
+
+def scenario(impl: Implementation) -> str | None:
+    data = os.urandom(64 << 10)
+    with directory() as tmp:
+        blob = impl.FileBackedData(make_file(os.path.join(tmp, "w"), data))
+        probe = on_call(("lseek",), _unsupported, lambda args: args[2:] == (os.SEEK_DATA,), False)
+        with open(os.path.join(tmp, "out"), "wb") as out, probe as probed:
+            error = raised(lambda: blob.write_to_file(out))
+        written = read_file(out.name)
+    if not probed:
+        raise RuntimeError("write_to_file into a file probed no hole: no fault injected")
+    if error is not None or written != data:
+        return f"write_to_file where SEEK_DATA fails with EOPNOTSUPP gave {error!r}"
+    return None

@@ -11,10 +11,13 @@ from __future__ import annotations
 import os
 
 import reference
+from conformance.api import Implementation
 from reference.location import Location, identity_of
 from reference.verified_reader import _VerifiedReader
+from tests.blind._support import directory, make_file
 
 from . import implementation
+from ._proofs_b import refused, restamped
 
 
 class FileBackedData(reference.FileBackedData):
@@ -42,3 +45,16 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+_SECOND = 1_700_000_000 * 10**9
+"""A whole second, in ns: the float ``st_mtime`` of it and of 1 ns later are the same number."""
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        path = make_file(os.path.join(tmp, "w"), b"old weights")
+        os.utime(path, ns=(_SECOND, _SECOND))
+        blob = impl.FileBackedData(path)
+        restamped(path, b"new weights", _SECOND + 1)  # rewritten to its size, stamped 1 ns later
+        return refused(blob.to_bytes, OSError, "to_bytes() of a file rewritten 1 ns later")

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.api import Implementation
 from reference import named_data
 
 from . import implementation
 from ._base import Store
+from ._proofs_b import key_refused
 
 
 def _believing(key: object, data: object, alignment: object, external_tag: object) -> Any:
@@ -26,3 +28,15 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+class _SaysStr:
+    """Not a str, whose ``__class__`` says it is one."""
+
+    @property  # type: ignore[misc]  # the lie under test: isinstance believes it
+    def __class__(self) -> type:
+        return str
+
+
+def scenario(impl: Implementation) -> str | None:
+    return key_refused(impl, _SaysStr(), "a key whose __class__ says str", "key")

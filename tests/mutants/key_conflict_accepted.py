@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.api import Implementation
+
 from . import implementation
 from ._base import Store
+from ._proofs_b import refused
 
 
 class NamedDataStore(Store):
@@ -20,3 +23,11 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    store.add_named_data("w", b"first weights")
+    return refused(
+        lambda: store.add_named_data("w", b"other weights"), ValueError, "'w' added again, other"
+    )

@@ -6,12 +6,16 @@ length whose supplied digest equals the stored one is accepted as equal contents
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
+from conformance.api import Implementation
 from reference.named_data import _digest
+from tests.blind._support import directory, make_file, sha
 
 from . import implementation
 from ._base import Store
+from ._proofs_b import refused
 
 
 class NamedDataStore(Store):
@@ -25,3 +29,14 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    store.add_named_data("w", b"weights")
+    with directory() as tmp:
+        longer = make_file(os.path.join(tmp, "longer"), b"weights and more")
+        blob = impl.FileBackedData(longer, sha256=sha(b"weights"))  # the stored blob's digest
+        return refused(
+            lambda: store.add_named_data("w", blob), ValueError, "'w' again, longer, same digest"
+        )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.api import Implementation
 from reference import named_data
 
 from . import implementation
@@ -24,3 +25,17 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+class _Says(str):
+    """A key whose own ``__str__`` names another."""
+
+    def __str__(self) -> str:
+        return "what it says"
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    store.add_named_data(_Says("weights"), b"weights")
+    keys = sorted(store.key_to_buffer_idx)
+    return None if keys == ["weights"] else f"the str subclass key 'weights' is stored as {keys}"

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.api import Implementation
 from reference import named_data
 
 from . import implementation
 from ._base import Store
+from ._proofs_b import refused
 
 
 def _unchecked_text(key: object, data: object, alignment: object, tag: object) -> Any:
@@ -29,3 +31,10 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    return refused(
+        lambda: store.add_named_data("w\udcff", b"weights"), ValueError, "a lone surrogate key"
+    )

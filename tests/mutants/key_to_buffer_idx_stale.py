@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from conformance.api import Implementation
+
 from . import implementation
 from ._base import Store
 
@@ -23,3 +25,13 @@ class StaleStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=StaleStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    store.add_named_data("first", b"1")
+    seen = "first" in store.key_to_buffer_idx
+    store.add_named_data("second", b"2")
+    if not seen or "second" not in store.key_to_buffer_idx:
+        return "key_to_buffer_idx lacks a key added after it was first read"
+    return None

@@ -7,8 +7,10 @@ a file that changed or went since raises (FBD-FAULT-2 too), where the known dige
 from __future__ import annotations
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
+from ._proofs_b import known_digest_after_removal
 
 
 class FileBackedData(reference.FileBackedData):
@@ -19,3 +21,7 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return known_digest_after_removal(impl, supplied=True)

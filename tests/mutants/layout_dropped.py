@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.api import Implementation
+
 from . import implementation
 from ._base import Store
+from ._proofs_b import kept_layout
 
 
 class NamedDataStore(Store):
@@ -17,3 +20,9 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    store.add_named_data("w", b"weights", 1, None, "layout")
+    return kept_layout(store, "added with")

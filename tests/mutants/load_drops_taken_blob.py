@@ -8,12 +8,17 @@ weights. ``store_weights_blob`` likewise drops it when ``add_named_data`` refuse
 
 from __future__ import annotations
 
+import gc
+import os
 from collections.abc import Sequence
 
+from conformance.api import Implementation
 from reference import hooks
+from tests.blind._support import directory, read_file
 
 from . import implementation
 from ._base import LowMemory, LowMemoryBackend
+from ._proofs_b import failing_read, materialized, raised
 
 
 class Backend(LowMemoryBackend):
@@ -37,3 +42,20 @@ class Backend(LowMemoryBackend):
 
 
 IMPLEMENTATION = implementation(__name__, low_memory=LowMemory(Backend))
+
+
+def scenario(impl: Implementation) -> str | None:
+    weights = impl.low_memory
+    assert weights is not None, f"{impl.name} has no low-memory weights"
+    with directory() as tmp:
+        path = materialized(impl, tmp, b"the only copy of the weights")
+        os.utime(path, ns=(0, 0))  # changed since: the load hashes it, and that read fails
+        with failing_read() as fault:
+            error = raised(lambda: weights.load(path))
+        gc.collect()  # an owner no one holds is released now
+        there = read_file(path) if os.path.exists(path) else None
+    if not fault.fired:
+        raise RuntimeError("the load read nothing through open() or os.read: no fault injected")
+    if there != b"the only copy of the weights":
+        return f"a low-memory load that failed after the take ({error!r}) left {there!r} there"
+    return None

@@ -12,10 +12,13 @@ import os
 from collections.abc import Sequence
 from typing import TypeVar
 
+from conformance.api import Implementation
 from reference import hooks
+from tests.blind._support import directory, read_file
 
 from . import implementation
 from ._base import LowMemory, LowMemoryBackend
+from ._proofs_b import materialized
 
 P = TypeVar("P")
 
@@ -33,3 +36,9 @@ class Backend(LowMemoryBackend):
 
 
 IMPLEMENTATION = implementation(__name__, low_memory=LowMemory(Backend))
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        written = read_file(materialized(impl, tmp, b"weights"))
+    return None if written == b"weights" else f"materialize wrote {written!r}, not the weights"

@@ -6,8 +6,12 @@ handed on from ``materialize_weights_blob``, so the blob is read again to hash i
 
 from __future__ import annotations
 
+from conformance.api import Implementation
+from tests.blind._support import directory, read_cost
+
 from . import implementation
 from ._base import LowMemory, LowMemoryBackend
+from ._proofs_b import loaded_hex, materialized
 
 
 class Backend(LowMemoryBackend):
@@ -17,3 +21,13 @@ class Backend(LowMemoryBackend):
 
 
 IMPLEMENTATION = implementation(__name__, low_memory=LowMemory(Backend))
+
+
+def scenario(impl: Implementation) -> str | None:
+    size = 4 << 20
+    with directory() as tmp:
+        path = materialized(impl, tmp, bytes(size))
+        cost = read_cost(lambda: loaded_hex(impl, path))
+    if cost >= size:
+        return f"a load handed materialize's digest read {cost} bytes of the {size}-byte blob"
+    return None

@@ -6,10 +6,15 @@ even when the blob was changed or replaced in between.
 
 from __future__ import annotations
 
+import os
+
+from conformance.api import Implementation
 from reference import hooks
+from tests.blind._support import make_file
 
 from . import implementation
 from ._base import LowMemory, LowMemoryBackend
+from ._proofs_b import load_after_rewrite
 
 
 class Backend(LowMemoryBackend):
@@ -19,3 +24,11 @@ class Backend(LowMemoryBackend):
 
 
 IMPLEMENTATION = implementation(__name__, low_memory=LowMemory(Backend))
+
+
+def _replaced(path: str, st: os.stat_result) -> None:
+    os.replace(make_file(f"{path}.new", b"other weights, and more of them"), path)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return load_after_rewrite(impl, _replaced, "replaced by another file")

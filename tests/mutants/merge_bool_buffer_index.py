@@ -10,9 +10,11 @@ import dataclasses
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
 from ._base import Store
+from ._proofs_b import refused
 
 
 def _as_int(entries: Any) -> Any:
@@ -37,3 +39,11 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    other = impl.NamedDataStoreOutput([b"0", b"1"], {"w": impl.DataEntry(True, 1, None)}, {})
+    return refused(
+        lambda: store.merge_named_data_store(other), ValueError, "a buffer_index True", "'w'"
+    )

@@ -10,10 +10,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from conformance.api import Implementation
 from reference import named_data
 
 from . import implementation
 from ._base import Store
+from ._proofs_b import kept_layout
 
 
 class Stage(named_data._Stage):
@@ -41,3 +43,10 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    entry = impl.DataEntry(0, 1, "layout")
+    store.merge_named_data_store(impl.NamedDataStoreOutput([b"weights"], {"w": entry}, {}))
+    return kept_layout(store, "merged with")

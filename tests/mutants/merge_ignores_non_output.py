@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.api import Implementation
+
 from . import implementation
 from ._base import Store
+from ._proofs_b import refused
 
 
 class NamedDataStore(Store):
@@ -20,3 +23,10 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    return refused(
+        lambda: store.merge_named_data_store(None), (AttributeError, TypeError), "merging None"
+    )

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
 from ._base import Store
@@ -34,3 +35,13 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store, entry = impl.NamedDataStore(), impl.DataEntry
+    backwards = {"b": entry(1, 1, None), "a": entry(0, 1, None)}  # the map's order: b, then a
+    store.merge_named_data_store(impl.NamedDataStoreOutput([b"A", b"B"], backwards, {}))
+    buffers = list(store.get_named_data_store_output().buffers)
+    if buffers != [b"B", b"A"]:
+        return f"merging 'b' (B), then 'a' (A) gave the buffers {buffers}: not in the map's order"
+    return None

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.api import Implementation
 from reference.named_data import _checked, _maps, _tag
 
 from . import implementation
 from ._base import Store
+from ._proofs_b import raised
 
 
 class NamedDataStore(Store):
@@ -28,3 +30,15 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store, entry = impl.NamedDataStore(), impl.DataEntry
+    broken = {"a": entry(0, 1, None), "b": entry(5, 1, None)}  # b's buffer is out of range
+    error = raised(
+        lambda: store.merge_named_data_store(impl.NamedDataStoreOutput([b"A"], broken, {}))
+    )
+    merged = sorted(store.key_to_buffer_idx)
+    if not isinstance(error, ValueError) or merged:
+        return f"a merge that failed at its second entry ({error!r}) left {merged} merged"
+    return None

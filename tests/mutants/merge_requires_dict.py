@@ -7,10 +7,14 @@
 
 from __future__ import annotations
 
+import types
 from typing import Any
+
+from conformance.api import Implementation
 
 from . import implementation
 from ._base import Store
+from ._proofs_b import raised
 
 
 class NamedDataStore(Store):
@@ -30,3 +34,14 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    entries = types.MappingProxyType({"w": impl.DataEntry(0, 1, None)})
+    error = raised(
+        lambda: store.merge_named_data_store(impl.NamedDataStoreOutput((b"A",), entries, {}))
+    )
+    if error is not None or "w" not in store.key_to_buffer_idx:
+        return f"merging a tuple of buffers and a MappingProxyType map gave {error!r}"
+    return None

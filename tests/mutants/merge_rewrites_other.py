@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
 from ._base import Store
@@ -30,3 +31,12 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    store.add_named_data("w", bytes(bytearray(b"weights")))
+    theirs = bytes(bytearray(b"weights"))  # equal bytes, another object
+    other = impl.NamedDataStoreOutput([theirs], {"w": impl.DataEntry(0, 1, None)}, {})
+    store.merge_named_data_store(other)
+    return None if other.buffers[0] is theirs else "a merge changed the other output's buffers"

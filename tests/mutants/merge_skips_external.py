@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
 from ._base import Store
@@ -22,3 +23,10 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    external = {"tag": {"w": impl.DataEntry(0, 1, None)}}
+    store.merge_named_data_store(impl.NamedDataStoreOutput([b"weights"], {}, external))
+    return None if "w" in store.key_to_buffer_idx else "a merge dropped the external entry 'w'"

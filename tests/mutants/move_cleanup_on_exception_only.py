@@ -8,11 +8,15 @@ leaves the placeholder behind.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import reference
+from conformance.api import Implementation
 from reference.placeholders import _Move
 
 from . import implementation
+from ._proofs_b import move_under, on_call
 
 
 class FileBackedData(reference.FileBackedData):
@@ -24,3 +28,11 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def _interrupt(real: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    raise KeyboardInterrupt  # as a SIGINT handler raises it, where the rename would be
+
+
+def scenario(impl: Implementation) -> str | None:
+    return move_under(impl, on_call(("replace", "rename"), _interrupt), KeyboardInterrupt)

@@ -13,9 +13,11 @@ import shutil
 import tempfile
 
 import reference
+from conformance.api import Implementation
 from reference.file_backed import PLACEHOLDER_SUFFIX
 from reference.location import locate
 from reference.placeholders import _Move
+from tests.blind._support import directory, make_file
 
 from . import implementation
 
@@ -43,3 +45,13 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        source = make_file(os.path.join(tmp, "w"), b"weights")
+        inode = os.stat(source).st_ino
+        owner = impl.FileBackedData.move_from(source)
+        moved = os.stat(impl.path_of(owner)).st_ino
+        owner.close()
+    return None if moved == inode else "move_from's owner holds another inode: a copy, no rename"

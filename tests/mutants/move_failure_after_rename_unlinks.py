@@ -8,10 +8,12 @@ rename, though the placeholder now holds the source's data: the user's file is l
 from __future__ import annotations
 
 import reference
+from conformance.api import Implementation
 from reference.file_backed import _unlink_quietly
 from reference.placeholders import _Move
 
 from . import implementation
+from ._proofs_b import after_rename, eio, move_under
 
 
 class FileBackedData(reference.FileBackedData):
@@ -21,3 +23,7 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return move_under(impl, after_rename(("lstat", "stat", "fstat"), eio), OSError)

@@ -14,8 +14,10 @@ import contextlib
 import posix
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
+from ._proofs_b import eio, move_under, on_call
 
 
 class FileBackedData(reference.FileBackedData):
@@ -26,3 +28,7 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return move_under(impl, on_call(("replace", "rename"), eio), OSError)

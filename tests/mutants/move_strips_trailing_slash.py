@@ -10,8 +10,11 @@ import os
 from typing import Any
 
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory, make_file
 
 from . import implementation
+from ._proofs_b import raised
 
 
 class FileBackedData(reference.FileBackedData):
@@ -25,3 +28,13 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        path = make_file(os.path.join(tmp, "weights.bin"), b"weights")
+        error = raised(lambda: impl.FileBackedData.move_from(f"{path}/").close())
+        left = sorted(os.listdir(tmp))
+    if not isinstance(error, OSError) or left != ["weights.bin"]:
+        return f"move_from('weights.bin/') gave {error!r} and left {left}"
+    return None

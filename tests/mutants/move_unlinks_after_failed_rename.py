@@ -11,8 +11,11 @@ import contextlib
 import os
 from typing import Any
 
+from conformance.api import Implementation
+
 from . import implementation
 from ._oswrap import Call, FailedTake
+from ._proofs_b import eio_after, move_under, on_call
 
 
 class FileBackedData(FailedTake):
@@ -24,3 +27,7 @@ class FileBackedData(FailedTake):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return move_under(impl, on_call(("replace", "rename"), eio_after), OSError)

@@ -11,9 +11,12 @@ import atexit
 import weakref
 
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory
 
 from . import implementation
 from ._base import Owners
+from ._proofs_b import exit_leaves
 
 _OWNERS: weakref.WeakSet[reference.FileBackedData] = weakref.WeakSet()
 
@@ -32,3 +35,17 @@ class FileBackedData(Owners):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+_OWNER_AT_EXIT = """
+import os.path
+with open(os.path.join(tmp, "owned"), "wb") as f:
+    f.write(b"weights")
+blob = impl.FileBackedData(f.name, cleanup=True)
+"""
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        left, _ = exit_leaves(impl, tmp, _OWNER_AT_EXIT)
+    return f"an owner alive at a normal exit left {left}" if left else None

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
 from ._base import Store
@@ -18,3 +19,13 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    store.add_named_data("first", b"1")
+    out = store.get_named_data_store_output()
+    store.add_named_data("second", b"2")
+    if "second" in out.pte_data or len(out.buffers) != 1:
+        return "an output taken before an add shows the key added after it"
+    return None
