@@ -10,8 +10,11 @@ import os
 from typing import Any
 
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory, make_file
 
 from . import implementation
+from ._proofs_c import raised
 
 
 class FileBackedData(reference.FileBackedData):
@@ -22,3 +25,17 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        raw = os.fsencode(make_file(os.path.join(tmp, "w"), b"weights"))
+        path = type("BytesPath", (), {"__fspath__": lambda self: raw})()
+        for call in ("FileBackedData", "move_from"):
+            make = (
+                impl.FileBackedData if call == "FileBackedData" else impl.FileBackedData.move_from
+            )
+            error = raised(lambda make=make: make(path))
+            if not isinstance(error, TypeError):
+                return f"{call} of an os.PathLike giving bytes gave {error!r}, not TypeError"
+        return None
