@@ -5,16 +5,40 @@ against any implementation and cleans up what it made."""
 from __future__ import annotations
 
 import contextlib
+import errno
+import functools
 import hashlib
 import io
 import os
 import re
+import signal
+import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 from unittest import mock
 
 from conformance.api import Implementation
 from tests.blind._support import directory, make_file, read_cost, read_file
+
+__all__ = [
+    "Sink",
+    "blob_in",
+    "move_that_fails",
+    "moved_path",
+    "prefix_cost",
+    "raised",
+    "readd_refused",
+    "reads_refused",
+    "reaped",
+    "shard_tag",
+    "shards_problem",
+    "sparse_written",
+    "tag_problem",
+    "to_real_file",
+    "weights_loaded",
+    "whole_read",
+    "written_to",
+]
 
 _MiB = 1 << 20
 
@@ -34,7 +58,7 @@ def move_that_fails(impl: Implementation) -> str | None:
     (FBD-MOVE-4, FBD-MOVE-5)."""
 
     def refuse(*args: object, **kwargs: object) -> None:
-        raise OSError(5, "injected: the rename failed")
+        raise OSError(errno.EIO, "injected: the rename failed")
 
     with directory() as tmp:
         source = make_file(os.path.join(tmp, "weights"), b"precious weights")
@@ -98,7 +122,7 @@ def reads_refused(blob: Any, why: str) -> str | None:
         ("to_bytes", ()),
         ("write_to_file", (io.BytesIO(),)),
     ):
-        error = raised(lambda method=method, args=args: getattr(blob, method)(*args))
+        error = raised(functools.partial(getattr(blob, method), *args))
         if not isinstance(error, OSError):
             return f"{method}() of a blob {why} gave {error!r}, not an OSError"
     return None
@@ -117,7 +141,7 @@ class Sink:
     def write(self, data: bytes | memoryview) -> int:
         self.calls += 1
         if self.calls in self.failing:
-            raise OSError(5, "injected: the output failed")
+            raise OSError(errno.EIO, "injected: the output failed")
         piece = bytes(data[: self.take] if self.take is not None else data)
         self.data += piece
         return len(piece)
@@ -193,7 +217,7 @@ def sparse_written(impl: Implementation, before: bytes, mode: str, seek: int) ->
         return None
 
 
-def shards(
+def _shards(
     impl: Implementation, keys: Sequence[str], sizes: Sequence[int], cap: int
 ) -> list[tuple[str, list[str]]]:
     """The (tag, keys) of the shards ``externalize_pte_data(cap, "s")`` makes of a store given
@@ -220,9 +244,9 @@ def shards_problem(
         groups[-1].append(key)
         current += size
     want = [(shard_tag(group), group) for group in groups]
-    got = shards(impl, keys, sizes, cap)
+    got = _shards(impl, keys, sizes, cap)
     if got != want:
-        return f"externalize_pte_data({cap}) of {list(keys)}, added in turn, made {got}, not {want}"
+        return f"externalize_pte_data({cap}) after adding {list(keys)} made {got}, not {want}"
     return None
 
 
@@ -271,6 +295,21 @@ def readd_refused(
     return None
 
 
+def reaped(pid: int, seconds: float) -> int | None:
+    """Wait at most ``seconds`` for the child ``pid`` to end: its wait status, or None when it had
+    not ended by then and was killed."""
+    deadline = time.monotonic() + seconds
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        if time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return None
+        time.sleep(0.01)
+
+
 def tag_problem(path: str) -> str | None:
     """What is wrong with ``path``'s name as this process's placeholder (FBD-MOVE-10)."""
     with open(f"/proc/{os.getpid()}/stat", "rb") as f:
@@ -281,24 +320,3 @@ def tag_problem(path: str) -> str | None:
     if re.fullmatch(pattern, name) is None:
         return f"process {os.getpid()} (started at {start}) named its placeholder {name!r}"
     return None
-
-
-__all__ = [
-    "Sink",
-    "blob_in",
-    "move_that_fails",
-    "moved_path",
-    "prefix_cost",
-    "raised",
-    "readd_refused",
-    "reads_refused",
-    "shard_tag",
-    "shards",
-    "shards_problem",
-    "sparse_written",
-    "tag_problem",
-    "to_real_file",
-    "weights_loaded",
-    "whole_read",
-    "written_to",
-]

@@ -16,7 +16,7 @@ from reference.placeholders import _owner_tag
 from tests.blind._support import directory, make_file
 
 from . import implementation
-from ._proofs_c import moved_path, tag_problem
+from ._proofs_c import moved_path, reaped, tag_problem
 
 _TAG = _owner_tag()
 
@@ -44,7 +44,9 @@ def scenario(impl: Implementation) -> str | None:
                 os.write(write, said.encode())
                 os._exit(0)
         os.close(write)
-        os.waitpid(pid, 0)
+        ended = reaped(pid, 10)
         with os.fdopen(read, "rb") as f:
             said = f.read().decode()
+    if ended is None:
+        return "move_from in a forked child did not end within 10 s"
     return None if said == "OK" else said or "the forked child reported nothing"

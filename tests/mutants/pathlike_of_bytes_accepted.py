@@ -6,6 +6,7 @@ it were an ``os.PathLike[str]``.
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any
 
@@ -31,11 +32,12 @@ def scenario(impl: Implementation) -> str | None:
     with directory() as tmp:
         raw = os.fsencode(make_file(os.path.join(tmp, "w"), b"weights"))
         path = type("BytesPath", (), {"__fspath__": lambda self: raw})()
-        for call in ("FileBackedData", "move_from"):
-            make = (
-                impl.FileBackedData if call == "FileBackedData" else impl.FileBackedData.move_from
-            )
-            error = raised(lambda make=make: make(path))
+        makers = (
+            ("FileBackedData", impl.FileBackedData),
+            ("move_from", impl.FileBackedData.move_from),
+        )
+        for call, make in makers:
+            error = raised(functools.partial(make, path))
             if not isinstance(error, TypeError):
                 return f"{call} of an os.PathLike giving bytes gave {error!r}, not TypeError"
         return None

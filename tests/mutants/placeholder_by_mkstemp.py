@@ -43,7 +43,8 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 _CHILD = """
-import os, shutil, tempfile, time
+import os, shutil, tempfile
+from tests.mutants._proofs_c import reaped
 tmp = tempfile.mkdtemp(prefix="cordspec-proof-")
 try:
     path = os.path.join(tmp, "w")
@@ -58,14 +59,8 @@ try:
         finally:
             os._exit(0)
     tempfile._once_lock.release()
-    deadline = time.monotonic() + 0.5
-    while not os.waitpid(pid, os.WNOHANG)[0]:
-        if time.monotonic() > deadline:
-            os.kill(pid, 9)
-            os.waitpid(pid, 0)
-            print("a child forked while tempfile's first-name lock was held hung in move_from")
-            break
-        time.sleep(0.01)
+    if reaped(pid, 0.5) is None:
+        print("a child forked while tempfile's first-name lock was held hung in move_from")
     else:
         print("the forked child's move_from failed" if os.path.exists(path) else "OK")
 finally:

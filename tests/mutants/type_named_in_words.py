@@ -7,6 +7,7 @@ string``, ``an integer``), and names any other type: the message contains ``str`
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -52,7 +53,7 @@ IMPLEMENTATION = implementation(__name__, Cord=Cord, NamedDataStore=NamedDataSto
 
 def scenario(impl: Implementation) -> str | None:
     for value in ("text", 7):
-        error = raised(lambda value=value: impl.Cord().append(value))
+        error = raised(functools.partial(impl.Cord().append, value))
         name = type(value).__name__
         if not isinstance(error, TypeError) or not re.search(rf"\b{name}\b", str(error)):
             return f"Cord().append({value!r}) raised {error!r}, which does not name {name}"
