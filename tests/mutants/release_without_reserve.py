@@ -45,7 +45,9 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 _CHILD = """
 import os, resource, sys
 blob = impl.FileBackedData({path!r}, cleanup=True)
-resource.setrlimit(resource.RLIMIT_NOFILE, (256, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+soft = 256 if hard == resource.RLIM_INFINITY else min(256, hard)
+resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
 held = []
 while True:  # every descriptor in use, as when a process ran out of them
     try:
