@@ -12,8 +12,10 @@ import weakref
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 from reference import file_backed, ownership
 from reference.location import Identity, Location
+from tests.blind._support import directory, make_file
 
 from . import implementation
 from ._base import InitArguments, Owners
@@ -87,3 +89,20 @@ class FileBackedData(Owners):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        path = make_file(os.path.join(tmp, "w"), b"weights")
+        link = os.path.join(tmp, "hard link")
+        os.link(path, link)
+        owner = impl.FileBackedData(path, cleanup=True)
+        try:
+            try:
+                second = impl.FileBackedData(link, cleanup=True)
+            except ValueError:
+                return None
+            second.close()
+            return "a hard link to an owned file was taken by a second owner"
+        finally:
+            owner.close()

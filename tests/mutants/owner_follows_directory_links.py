@@ -12,8 +12,10 @@ import os
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 from reference import file_backed
 from reference.location import Location, locate
+from tests.blind._support import child_says
 
 from . import implementation
 
@@ -40,3 +42,32 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+_CHILD = """
+import os, shutil, tempfile
+tmp = os.path.realpath(tempfile.mkdtemp(prefix="cordspec-proof-"))
+try:
+    os.mkdir(os.path.join(tmp, "real"))
+    with open(os.path.join(tmp, "real", "w"), "wb") as f:
+        f.write(b"weights")
+    link = os.path.join(tmp, "link")
+    os.symlink("real", link)
+    if os.geteuid() != 0:
+        raise SystemExit("not shown here: only root can make a link owned by another user")
+    os.lchown(link, 65534, 65534)  # another user's link
+    try:
+        blob = impl.FileBackedData(os.path.join(link, "w"), cleanup=True)
+    except ValueError:
+        print("OK")
+    else:
+        blob.close()
+        print("the owning constructor followed another user's directory link on the path")
+finally:
+    shutil.rmtree(tmp)
+"""
+
+
+def scenario(impl: Implementation) -> str | None:
+    # in a child: the mutant swaps its walk into the reference's module for good
+    return child_says(impl, _CHILD)

@@ -9,9 +9,12 @@ from __future__ import annotations
 import os
 
 import reference
+from conformance.api import Implementation
 from reference.file_backed import PLACEHOLDER_PREFIX
+from tests.blind._support import directory, make_file
 
 from . import implementation
+from ._proofs_c import moved_path, tag_problem
 
 
 class FileBackedData(reference.FileBackedData):
@@ -21,3 +24,8 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        return tag_problem(moved_path(impl, make_file(os.path.join(tmp, "w"), b"weights")))

@@ -10,8 +10,10 @@ from __future__ import annotations
 import os
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
+from ._proofs_c import raised
 
 
 class FileBackedData(reference.FileBackedData):
@@ -26,3 +28,15 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+class _Unshowable:
+    def __repr__(self) -> str:
+        raise RuntimeError("this value cannot be shown")
+
+
+def scenario(impl: Implementation) -> str | None:
+    error = raised(lambda: impl.FileBackedData(_Unshowable()))
+    if not isinstance(error, TypeError) or "_Unshowable" not in str(error):
+        return f"a path of a wrong type whose __repr__ raises gave {error!r}"
+    return None

@@ -11,8 +11,11 @@ import os
 from typing import Any
 
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory, make_file
 
 from . import implementation
+from ._proofs_c import raised
 
 
 def _absolute(path: Any) -> Any:
@@ -32,3 +35,22 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+class _Lying(str):
+    """A path whose ``rfind`` gives a wrong place."""
+
+    __slots__ = ()
+
+    def rfind(self, *args: Any) -> int:
+        return len(self) - 3
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        path = make_file(os.path.join(tmp, "weights"), b"weights")
+        got: list[bytes] = []
+        error = raised(lambda: got.append(impl.FileBackedData(_Lying(path)).to_bytes()))
+        if error is not None or got != [b"weights"]:
+            return f"a blob at a path of a str subclass read as {got} (raised {error!r})"
+        return None

@@ -6,12 +6,16 @@ it were an ``os.PathLike[str]``.
 
 from __future__ import annotations
 
+import functools
 import os
 from typing import Any
 
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory, make_file
 
 from . import implementation
+from ._proofs_c import raised
 
 
 class FileBackedData(reference.FileBackedData):
@@ -22,3 +26,18 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        raw = os.fsencode(make_file(os.path.join(tmp, "w"), b"weights"))
+        path = type("BytesPath", (), {"__fspath__": lambda self: raw})()
+        makers = (
+            ("FileBackedData", impl.FileBackedData),
+            ("move_from", impl.FileBackedData.move_from),
+        )
+        for call, make in makers:
+            error = raised(functools.partial(make, path))
+            if not isinstance(error, TypeError):
+                return f"{call} of an os.PathLike giving bytes gave {error!r}, not TypeError"
+        return None

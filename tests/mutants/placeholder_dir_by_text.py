@@ -9,8 +9,12 @@ from __future__ import annotations
 
 import os
 
+from conformance.api import Implementation
+from tests.blind._support import directory, make_file
+
 from . import implementation
 from ._base import Owners
+from ._proofs_c import moved_path
 
 
 class FileBackedData(Owners):
@@ -20,3 +24,15 @@ class FileBackedData(Owners):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        os.makedirs(os.path.join(tmp, "a", "b"))
+        os.symlink(os.path.join("a", "b"), os.path.join(tmp, "link"))
+        make_file(os.path.join(tmp, "a", "w"), b"weights")
+        moved = moved_path(impl, os.path.join(tmp, "link", "..", "w"))  # link/.. is a/
+        where = os.path.dirname(os.path.realpath(moved))
+        if where != os.path.join(tmp, "a"):
+            return f"move_from of link/../w (in {tmp}/a) put the file in {where}"
+        return None

@@ -6,9 +6,16 @@ source's own directory, so the rename crosses filesystems wherever ``/tmp`` is a
 
 from __future__ import annotations
 
+import os
+import tempfile
+from unittest import mock
+
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory, make_file
 
 from . import implementation
+from ._proofs_c import moved_path
 
 
 class FileBackedData(reference.FileBackedData):
@@ -18,3 +25,16 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        for name in ("source", "system temporary"):
+            os.mkdir(os.path.join(tmp, name))
+        source = make_file(os.path.join(tmp, "source", "w"), b"weights")
+        with mock.patch.object(tempfile, "tempdir", os.path.join(tmp, "system temporary")):
+            moved = moved_path(impl, source)
+        where = os.path.dirname(os.path.realpath(moved))
+        if where != os.path.dirname(source):
+            return f"move_from of {source} put the file in {where}, not beside the source"
+        return None

@@ -6,9 +6,11 @@
 from __future__ import annotations
 
 import reference
+from conformance.api import Implementation
 from reference.placeholders import _Move
 
 from . import implementation
+from ._proofs_c import move_that_fails
 
 
 class FileBackedData(reference.FileBackedData):
@@ -18,3 +20,7 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return move_that_fails(impl)

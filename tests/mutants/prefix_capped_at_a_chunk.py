@@ -7,8 +7,10 @@ fingerprint, short for a prefix of more than a chunk.
 from __future__ import annotations
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
+from ._proofs_c import whole_read
 
 _CHUNK = 1 << 20
 
@@ -21,3 +23,7 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return whole_read(impl, _CHUNK + 100, lambda blob: blob.prefix(len(blob)))

@@ -12,9 +12,11 @@ import os
 import stat
 
 import reference
+from conformance.api import Implementation
 from reference.location import FileChangedError
 
 from . import implementation
+from ._proofs_c import blob_in, reads_refused
 
 
 class FileBackedData(reference.FileBackedData):
@@ -35,3 +37,10 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with blob_in(impl) as (tmp, path, blob):
+        os.rename(path, os.path.join(tmp, "aside"))
+        os.symlink(os.path.join(tmp, "aside"), path)
+        return reads_refused(blob, "whose name is now a symbolic link to its file, moved aside")

@@ -6,8 +6,10 @@
 from __future__ import annotations
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
+from ._proofs_c import prefix_cost
 
 
 class FileBackedData(reference.FileBackedData):
@@ -17,3 +19,7 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return prefix_cost(impl)

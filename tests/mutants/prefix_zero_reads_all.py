@@ -6,7 +6,11 @@ returns the whole file instead of nothing.
 
 from __future__ import annotations
 
+import os
+
 import reference
+from conformance.api import Implementation
+from tests.blind._support import directory, make_file
 
 from . import implementation
 
@@ -18,3 +22,11 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        got = impl.FileBackedData(make_file(os.path.join(tmp, "w"), b"weights")).prefix(0)
+        if got:
+            return f"prefix(0) of a 7-byte blob returned {got!r}"
+        return None

@@ -11,9 +11,11 @@ import io
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 from reference.verified_reader import _os_file
 
 from . import implementation
+from ._proofs_c import written_to
 
 
 class _NoneIsAll:
@@ -44,3 +46,25 @@ class Cord(reference.Cord):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData, Cord=Cord)
+
+
+class _FullAtFirst(io.RawIOBase):
+    """A raw non-blocking output, full at its first write (``None``: it took nothing)."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.full = True
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int | None:
+        if self.full:
+            self.full = False
+            return None
+        self.data += bytes(data)
+        return len(memoryview(data))
+
+
+def scenario(impl: Implementation) -> str | None:
+    return written_to(impl, 100, _FullAtFirst())

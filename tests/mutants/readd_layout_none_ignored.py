@@ -6,8 +6,11 @@ a key that has a layout with ``tensor_layout=None`` passes silently.
 
 from __future__ import annotations
 
+from conformance.api import Implementation
+
 from . import implementation
 from ._base import Store
+from ._proofs_c import readd_refused
 
 
 class NamedDataStore(Store):
@@ -17,3 +20,7 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return readd_refused(impl, {"tensor_layout": ("f32", (7,))}, {"tensor_layout": None})

@@ -6,8 +6,11 @@ contents under another external tag is silently accepted, and the second tag's f
 
 from __future__ import annotations
 
+from conformance.api import Implementation
+
 from . import implementation
 from ._base import Store
+from ._proofs_c import readd_refused
 
 
 class NamedDataStore(Store):
@@ -17,3 +20,7 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return readd_refused(impl, {"external_tag": "one"}, {"external_tag": "two"})

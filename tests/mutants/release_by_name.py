@@ -10,9 +10,12 @@ from __future__ import annotations
 import os
 
 import reference
+from conformance.api import Implementation
 from reference.file_backed import _unlink_quietly
+from tests.blind._support import make_file
 
 from . import implementation
+from ._proofs_c import blob_in
 
 
 class FileBackedData(reference.FileBackedData):
@@ -23,3 +26,13 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with blob_in(impl, cleanup=True) as (tmp, path, owner):
+        os.rename(path, os.path.join(tmp, "aside"))
+        make_file(path, b"another file")
+        owner.close()
+        if not os.path.exists(path):
+            return "close() deleted another file put at the owned file's name"
+        return None

@@ -6,8 +6,11 @@ Shard packing that starts a new shard when a group would bring the current one *
 
 from __future__ import annotations
 
+from conformance.api import Implementation
+
 from . import implementation
 from ._base import Store
+from ._proofs_c import shards_problem
 
 
 class NamedDataStore(Store):
@@ -17,3 +20,7 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return shards_problem(impl, ["a", "b"], [8, 8], 16)  # one shard, exactly full

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import hashlib
 
+from conformance.api import Implementation
+
 from . import implementation
 from ._base import Store
+from ._proofs_c import shards_problem
 
 
 class NamedDataStore(Store):
@@ -20,3 +23,7 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return shards_problem(impl, ["a", "b"], [8, 8], 1 << 20)

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.api import Implementation
+
 from . import implementation
 from ._base import Store
+from ._proofs_c import shards_problem
 
 
 class NamedDataStore(Store):
@@ -19,3 +22,7 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return shards_problem(impl, ["b", "a"], [8, 8], 8)  # a shard each, "a"'s first

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.api import Implementation
+
 from . import implementation
 from ._base import Store
+from ._proofs_c import shard_tag, shards_problem
 
 
 class NamedDataStore(Store):
@@ -22,3 +25,13 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    # two keys, a shard each, whose tags sort the other way round
+    first, second = next(
+        (a, b)
+        for a, b in zip("abcdefgh", "bcdefghi", strict=True)
+        if shard_tag([a]) > shard_tag([b])
+    )
+    return shards_problem(impl, [first, second], [8, 8], 8)

@@ -12,9 +12,11 @@ import io
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 from reference.verified_reader import _os_file
 
 from . import implementation
+from ._proofs_c import Sink, written_to
 
 
 def _write_retrying_once(outfile: Any, chunk: memoryview) -> None:
@@ -36,3 +38,7 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return written_to(impl, 100, Sink(take=3))

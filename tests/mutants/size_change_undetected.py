@@ -9,9 +9,11 @@ from __future__ import annotations
 import os
 
 import reference
+from conformance.api import Implementation
 from reference.verified_reader import _VerifiedReader
 
 from . import implementation
+from ._proofs_c import blob_in, reads_refused
 
 
 class FileBackedData(reference.FileBackedData):
@@ -22,3 +24,10 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with blob_in(impl) as (_, path, blob):
+        with open(path, "ab") as f:
+            f.write(b" and more")
+        return reads_refused(blob, "of 7 bytes whose file grew to 16")

@@ -7,11 +7,15 @@ last byte, silently; every other size is right.
 
 from __future__ import annotations
 
+import os
+
 import reference
+from conformance.api import Implementation
 from reference.file_backed import Writable, write_all
 from reference.verified_reader import SMALL_PIECE, _VerifiedReader
 
 from . import implementation
+from ._proofs_c import to_real_file
 
 
 class _Reader(_VerifiedReader):
@@ -28,3 +32,11 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    data = os.urandom(4096)
+    got = to_real_file(impl, data, b"", 0, "wb")
+    if got != data:
+        return f"a 4096-byte blob was written as {len(got)} bytes"
+    return None

@@ -7,10 +7,12 @@ source, so a failed hand-over loses the user's file.
 from __future__ import annotations
 
 import reference
+from conformance.api import Implementation
 from reference.file_backed import _unlink_quietly
 from reference.placeholders import _Move
 
 from . import implementation
+from ._proofs_c import move_that_fails
 
 
 class FileBackedData(reference.FileBackedData):
@@ -21,3 +23,7 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return move_that_fails(impl)

@@ -6,7 +6,14 @@ not offset by the output's position: right at the start of an output, wrong afte
 
 from __future__ import annotations
 
+from conformance.api import Implementation
+
 from . import implementation
+from ._proofs_c import sparse_written
 from ._sparse import sparse_writer
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=sparse_writer(absolute=True))
+
+
+def scenario(impl: Implementation) -> str | None:
+    return sparse_written(impl, b"header" * 100, "r+b", 600)

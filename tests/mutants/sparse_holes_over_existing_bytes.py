@@ -7,7 +7,14 @@ zeros.
 
 from __future__ import annotations
 
+from conformance.api import Implementation
+
 from . import implementation
+from ._proofs_c import sparse_written
 from ._sparse import sparse_writer
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=sparse_writer(over_data=True))
+
+
+def scenario(impl: Implementation) -> str | None:
+    return sparse_written(impl, b"\1" * (1 << 20), "r+b", 0)

@@ -7,7 +7,14 @@ up.
 
 from __future__ import annotations
 
+from conformance.api import Implementation
+
 from . import implementation
+from ._proofs_c import sparse_written
 from ._sparse import sparse_writer
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=sparse_writer(in_append=True))
+
+
+def scenario(impl: Implementation) -> str | None:
+    return sparse_written(impl, b"header" * 100, "ab", 600)

@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from conformance.api import Implementation
+
 from . import implementation
 from ._base import Store
+from ._proofs_c import raised
 
 
 class NamedDataStore(Store):
@@ -20,3 +23,15 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+class _Bytes(bytes):
+    pass
+
+
+def scenario(impl: Implementation) -> str | None:
+    store: Any = impl.NamedDataStore()
+    error = raised(lambda: store.add_named_data("k", _Bytes(b"weights")))
+    if error is not None:
+        return f"add_named_data of a subclass of bytes raised {error!r}"
+    return None

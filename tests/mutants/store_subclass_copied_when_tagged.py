@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
 
@@ -30,3 +31,17 @@ class NamedDataStore(reference.NamedDataStore):
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+class _Bytes(bytes):
+    pass
+
+
+def scenario(impl: Implementation) -> str | None:
+    store: Any = impl.NamedDataStore()
+    data = _Bytes(b"weights")
+    store.add_named_data("k", data, external_tag="t")
+    output = store.get_named_data_store_output()
+    if output.buffers[output.external_data["t"]["k"].buffer_index] is not data:
+        return "a subclass of bytes added under a tag is stored as another object"
+    return None

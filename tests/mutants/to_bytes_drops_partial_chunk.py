@@ -7,8 +7,10 @@ forgets the remainder: a blob over 1 MiB that is not a multiple of it comes out 
 from __future__ import annotations
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
+from ._proofs_c import whole_read
 
 _CHUNK = 1 << 20
 
@@ -23,3 +25,7 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return whole_read(impl, _CHUNK + 100, lambda blob: blob.to_bytes())

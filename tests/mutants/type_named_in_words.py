@@ -7,12 +7,16 @@ string``, ``an integer``), and names any other type: the message contains ``str`
 
 from __future__ import annotations
 
+import functools
+import re
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
 from ._base import Store
+from ._proofs_c import raised
 
 _WORDS = {str: "a string", int: "an integer"}
 
@@ -45,3 +49,12 @@ class NamedDataStore(Store):
 
 
 IMPLEMENTATION = implementation(__name__, Cord=Cord, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    for value in ("text", 7):
+        error = raised(functools.partial(impl.Cord().append, value))
+        name = type(value).__name__
+        if not isinstance(error, TypeError) or not re.search(rf"\b{name}\b", str(error)):
+            return f"Cord().append({value!r}) raised {error!r}, which does not name {name}"
+    return None

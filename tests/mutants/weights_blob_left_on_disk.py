@@ -8,10 +8,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 
+from conformance.api import Implementation
 from reference import hooks
 
 from . import implementation
 from ._base import Weights
+from ._proofs_c import weights_loaded
 
 
 class AotiBackend(hooks.AotiBackend):
@@ -26,3 +28,7 @@ class AotiBackend(hooks.AotiBackend):
 
 weights = Weights(AotiBackend)
 IMPLEMENTATION = implementation(__name__, weights=weights, weights_store=weights)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return weights_loaded(impl)

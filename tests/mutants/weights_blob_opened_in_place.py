@@ -14,11 +14,14 @@ import os
 from collections.abc import Sequence
 from typing import TypeVar
 
+from conformance.api import Implementation
 from reference import hooks
 from reference.file_backed import CHUNK_SIZE
+from tests.blind._support import directory, make_file, read_file
 
 from . import implementation
 from ._base import LowMemory, LowMemoryBackend
+from ._proofs_c import raised
 
 P = TypeVar("P")
 
@@ -45,3 +48,18 @@ class Backend(LowMemoryBackend):
 
 
 IMPLEMENTATION = implementation(__name__, low_memory=LowMemory(Backend))
+
+
+def scenario(impl: Implementation) -> str | None:
+    assert impl.low_memory is not None
+    low_memory = impl.low_memory
+    with directory() as tmp:
+        victim = make_file(os.path.join(tmp, "victim"), b"not the weights")
+        so_path = os.path.join(tmp, "model.wrapper.so")
+        os.symlink(victim, os.path.join(tmp, "model.wrapper_weights.blob"))  # planted
+        error = raised(lambda: low_memory.materialize(so_path, [b"weights"]))
+        if read_file(victim) != b"not the weights":
+            return "materialize wrote the weights through a link planted at the blob's name"
+        if not isinstance(error, OSError):
+            return f"materialize with a link planted at the blob's name gave {error!r}"
+        return None

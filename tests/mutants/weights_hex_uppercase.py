@@ -10,10 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from conformance.api import Implementation
 from reference import hooks
 
 from . import implementation
 from ._base import Weights
+from ._proofs_c import weights_loaded
 
 
 class UpperHex(hooks.AotiBackend):
@@ -27,3 +29,7 @@ class UpperHex(hooks.AotiBackend):
 
 weights = Weights(UpperHex)
 IMPLEMENTATION = implementation(__name__, weights=weights, weights_store=weights)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return weights_loaded(impl)

@@ -6,9 +6,14 @@ exception keeps the owned file.
 
 from __future__ import annotations
 
+import contextlib
+import os
+
 import reference
+from conformance.api import Implementation
 
 from . import implementation
+from ._proofs_c import blob_in
 
 
 class FileBackedData(reference.FileBackedData):
@@ -18,3 +23,12 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with blob_in(impl, cleanup=True) as (_, path, blob):
+        with contextlib.suppress(LookupError), blob:
+            raise LookupError("the block failed")
+        if os.path.exists(path):
+            return "a with block left by an exception kept its owned file"
+        return None

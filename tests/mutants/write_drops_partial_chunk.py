@@ -11,8 +11,10 @@ import io
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
+from ._proofs_c import Sink, written_to
 
 _CHUNK = 1 << 20
 _KNOWN = (io.FileIO, io.BufferedWriter, io.BufferedRandom, io.BytesIO)
@@ -39,3 +41,7 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return written_to(impl, _CHUNK + 100, Sink())

@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
+from ._proofs_c import Sink, written_to
 
 
 class FileBackedData(reference.FileBackedData):
@@ -25,3 +27,7 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    return written_to(impl, 3 << 20, Sink(failing=(2,)))  # the second chunk fails

@@ -11,8 +11,10 @@ import io
 from typing import Any
 
 import reference
+from conformance.api import Implementation
 
 from . import implementation
+from ._proofs_c import to_real_file
 
 
 class FileBackedData(reference.FileBackedData):
@@ -23,3 +25,10 @@ class FileBackedData(reference.FileBackedData):
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    got = to_real_file(impl, b"blob", b"x" * 100, 0, "r+b")
+    if got != b"blob" + b"x" * 96:
+        return f"a 4-byte blob written at the start of a 100-byte file left {len(got)} bytes"
+    return None
