@@ -6,7 +6,9 @@ a mutant, or crashes it, fails here at once rather than as a wrong blame in the 
 from __future__ import annotations
 
 import importlib
+import os
 from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -45,24 +47,28 @@ TIMING = {
     "scenario)"
 }
 """Demonstrations that depend on timing, each with why: expected to show, not required to."""
+NEEDS_ROOT = {"mutants.blob_directory_through_links", "mutants.owner_follows_directory_links"}
+"""Demonstrations of a link owned by another user, which only root can make."""
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=False, reason=TIMING[n]))
-        if n in TIMING
-        else n
-        for n in NAMES
-    ],
-)
+def _marked(name: str) -> Any:
+    """``name`` as a parameter, with the marks its demonstration needs."""
+    marks = []
+    if name in TIMING:
+        marks.append(pytest.mark.xfail(strict=False, reason=TIMING[name]))
+    if name in NEEDS_ROOT:
+        marks.append(pytest.mark.skipif(os.geteuid() != 0, reason="needs root: " + name))
+    return pytest.param(name, marks=marks)
+
+
+@pytest.mark.parametrize("name", [_marked(n) for n in NAMES])
 def test_demonstrates_its_bug(name: str) -> None:
     module = _module(name)
     violation = module.scenario(module.IMPLEMENTATION)
     assert isinstance(violation, str) and violation, f"{name} showed no violation"
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", [_marked(n) for n in NAMES if n not in TIMING] + list(TIMING))
 def test_reference_passes_the_same_scenario(name: str) -> None:
     violation = _module(name).scenario(reference_adapter.load())
     assert violation is None, violation
