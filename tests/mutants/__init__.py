@@ -8,8 +8,11 @@ wrong. Its docstring starts with a machine-readable line naming the clauses it b
 
 and it exposes ``IMPLEMENTATION``, an :class:`conformance.api.Implementation` whose ``spec`` is
 ``tests.mutants.<module>:IMPLEMENTATION``, so that the suite's subprocess tests load it again by
-name. ``tests/test_mutants.py`` runs the suite against each one and requires a failure of a named
-clause; ``mutant_names()`` and ``breaks()`` are what it reads.
+name, and ``scenario(impl)``, a direct case that describes the violation it sees in any
+implementation (None for none). ``tests/test_mutants.py`` runs the suite against each one and
+requires a failure of a named clause; ``tests/test_demonstrations.py`` requires each scenario to
+find the bug in the mutant and nothing in the reference; ``mutant_names()`` and ``breaks()`` are
+what they read.
 """
 
 from __future__ import annotations
