@@ -8,7 +8,7 @@ import re
 import sys
 import threading
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar, cast
@@ -112,6 +112,34 @@ class _Copied:
         self.program = program
 
 
+class _FalsyCopy(_Copied):
+    """A copy that is false, as an empty container is: not "nothing returned"."""
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __len__(self) -> int:
+        return 0
+
+
+class _EqualCopy(_Copied):
+    """A copy that says it equals anything, the original program among them."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = _Copied.__hash__
+
+
+COPIES: dict[str, Callable[[object], _Copied]] = {
+    "a-copy": _Copied,
+    "falsy": _FalsyCopy,
+    "equal-to-its-program": _EqualCopy,
+}
+"""What a copy hook may return, each of which preprocess gets by identity (HOOK-COPY-3): whether
+the object is false or equal to another never decides it."""
+
+
 # --- 5.1 program copy --------------------------------------------------------------------------
 
 
@@ -176,14 +204,17 @@ class TestProgramCopy:
 
     @clause("HOOK-COPY-3")
     @pytest.mark.lowering
-    def test_preprocess_receives_exactly_the_copies(self, impl: Implementation) -> None:
+    @pytest.mark.parametrize("returned", list(COPIES))
+    def test_preprocess_receives_exactly_the_copies(
+        self, impl: Implementation, returned: str
+    ) -> None:
         lowering = _hook(impl.lowering)
         subs = _submodules(lowering)
         made: list[tuple[_Copied, list[object]]] = []
         received: list[tuple[object, list[object]]] = []
 
         def copy_hook(program: object, compile_specs: Sequence[object]) -> object:
-            copied = _Copied(program)
+            copied = COPIES[returned](program)
             made.append((copied, list(compile_specs)))
             return copied
 
@@ -194,7 +225,10 @@ class TestProgramCopy:
         assert len(received) == len(made) == 4
         for copied, specs in made:
             got = [s for program, s in received if program is copied]
-            assert got == [specs], f"{copied.program!r}: preprocess got {len(got)} time(s)"
+            assert got == [specs], (
+                f"{copied.program!r}: preprocess got the {returned} object its copy hook returned "
+                f"{len(got)} time(s)"
+            )
         every = {id(s.program): s.specs for ss in subs.values() for s in ss}
         for copied, specs in made:
             assert specs == every[id(copied.program)]
