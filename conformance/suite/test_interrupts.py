@@ -19,7 +19,6 @@ import signal
 import sys
 import threading
 import time
-import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ import pytest
 from conformance.api import FileBackedData, Implementation
 from conformance.harness.checks import check
 from conformance.harness.child import child_script, run_child
+from conformance.harness.forks import bounded_wait, fork_threaded
 from conformance.harness.helpers import shm_directory
 from conformance.harness.interrupts import (
     Interrupter,
@@ -405,9 +405,7 @@ def _fork_during_move(impl: Implementation, base: Path, line: int, timeout: floa
                 f"a move_from in a thread of its own had not reached its line {line} after 30 s "
                 f"(it ran {paused.count}): waited for it to fork while it was paused there"
             )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)  # fork of a threaded process
-            pid = os.fork()
+        pid = fork_threaded()
         if pid == 0:  # pragma: no cover - the child; it must never return into pytest
             code = 1
             try:
@@ -415,25 +413,19 @@ def _fork_during_move(impl: Implementation, base: Path, line: int, timeout: floa
                 code = 0
             finally:
                 os._exit(code)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                code = os.waitstatus_to_exitcode(status)
-                return (
-                    None
-                    if code == 0
-                    else f"a child forked while another thread of the parent was paused at line "
-                    f"{line} of its move_from: the child's own move_from and close() failed "
-                    f"(exit status {code}), expected them to complete"
-                )
-            time.sleep(0.002)
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+        status = bounded_wait(pid, timeout)
+        if status is None:
+            return (
+                f"a child forked while another thread of the parent was paused at line {line} of "
+                f"its move_from: the child's own move_from and close() had not completed after "
+                f"{timeout} s (killed), expected them to take no lock the parent's thread held"
+            )
         return (
-            f"a child forked while another thread of the parent was paused at line {line} of "
-            f"its move_from: the child's own move_from and close() had not completed after "
-            f"{timeout} s (killed), expected them to take no lock the parent's thread held"
+            None
+            if status == 0
+            else f"a child forked while another thread of the parent was paused at line "
+            f"{line} of its move_from: the child's own move_from and close() failed "
+            f"(exit status {status}), expected them to complete"
         )
     finally:
         paused.release.set()
