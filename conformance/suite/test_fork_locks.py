@@ -249,10 +249,17 @@ def finish(blob):
 
 
 def _fork_in_a_first_call(
-    impl: Implementation, script: str, base: Path, inside: str, own: str, clause_id: str
+    impl: Implementation,
+    script: str,
+    base: Path,
+    calls: tuple[str, str],
+    clause_id: str,
+    leftover: tuple[str, Callable[[str], bool]],
 ) -> None:
     """Run a first-call ``script`` in a fresh interpreter; the child forked while the parent's
-    thread was ``inside`` its first call must have completed its ``own`` calls."""
+    thread was inside its first call (``calls``: that call, the child's own calls) must have
+    completed its own calls, and no file ``leftover`` names (what, which) may be left."""
+    inside, own = calls
     run = run_child(impl, script, base, str(CHILD_BOUND), fresh=True)
     paused = run.value("paused")
     child = run.value("child")
@@ -269,6 +276,9 @@ def _fork_in_a_first_call(
         clause_id,
     )
     assert run.returncode == 0, run.stderr
+    what, which = leftover
+    left = [n for n in os.listdir(base) if which(n)]
+    assert not left, f"{what} left: {left}"
 
 
 @requires("subprocess")
@@ -282,16 +292,9 @@ class TestForkDuringFirstMove:
         at which it holds a module-level lock of the standard library (tempfile's first-name
         lock, for a placeholder made by mkstemp), and forks: the child's own first move_from and
         close() must complete within the bound."""
-        _fork_in_a_first_call(
-            impl,
-            _FIRST_MOVE,
-            tmp_path,
-            "move_from",
-            "first move_from and close()",
-            "FBD-FORK-2",
-        )
-        left = [n for n in os.listdir(tmp_path) if n.startswith(".executorch_")]
-        assert not left, f"placeholders left: {left}"
+        calls = ("move_from", "first move_from and close()")
+        placeholders = ("placeholders", lambda name: name.startswith(".executorch_"))
+        _fork_in_a_first_call(impl, _FIRST_MOVE, tmp_path, calls, "FBD-FORK-2", placeholders)
 
 
 @requires("subprocess")
@@ -305,13 +308,6 @@ class TestForkDuringFirstMaterialize:
         at which it holds a module-level lock of the standard library (tempfile's first-name
         lock, for a temporary made by mkstemp), and forks: the child's own first materialize and
         load must complete within the bound."""
-        _fork_in_a_first_call(
-            impl,
-            _FIRST_MATERIALIZE,
-            tmp_path,
-            "materialize_weights_blob",
-            "materialize and load",
-            "HOOK-MAT-5",
-        )
-        left = [n for n in os.listdir(tmp_path) if n.endswith(".tmp")]
-        assert not left, f"temporary files left: {left}"
+        calls = ("materialize_weights_blob", "materialize and load")
+        temporaries = ("temporary files", lambda name: name.endswith(".tmp"))
+        _fork_in_a_first_call(impl, _FIRST_MATERIALIZE, tmp_path, calls, "HOOK-MAT-5", temporaries)
