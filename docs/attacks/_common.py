@@ -1,5 +1,7 @@
 """What the attack scripts share: the implementation under attack is ``reference`` as the import
-path finds it (``PYTHONPATH=<checkout>``), else this checkout's; children run with that path."""
+path finds it (``PYTHONPATH=<checkout>``), else this checkout's; children run with that path. The
+forks and bounded waits are the conformance harness's (:mod:`conformance.harness.forks`), from the
+same checkout."""
 
 from __future__ import annotations
 
@@ -14,12 +16,26 @@ if str(CHECKOUT) not in sys.path:
     sys.path.append(str(CHECKOUT))  # after PYTHONPATH: a checkout named there is the one attacked
 
 
+CHILD_HEAD = r"""
+import os, sys
+directory = sys.argv[1]
+
+def write(name):
+    path = os.path.join(directory, name)
+    with open(path, "wb") as f:
+        f.write(b"w" * 4096)
+    return path
+"""
+"""What a child script of :func:`child` starts with: ``directory``, its first argument, and
+``write(name)``, which writes a file of that name there and returns its path."""
+
+
 def child(script: str, *argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    """Run ``script`` in a fresh interpreter that imports ``reference`` as this one does (from a
-    neutral directory: ``-c`` puts the current one first on the path)."""
+    """Run ``script`` after :data:`CHILD_HEAD` in a fresh interpreter that imports ``reference`` as
+    this one does (from a neutral directory: ``-c`` puts the current one first on the path)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(os.path.abspath(p) for p in sys.path if p))
     return subprocess.run(
-        [sys.executable, "-c", script, *argv],
+        [sys.executable, "-c", CHILD_HEAD + script, *argv],
         cwd=tempfile.gettempdir(),
         env=env,
         capture_output=True,

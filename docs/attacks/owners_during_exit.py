@@ -13,15 +13,8 @@ from pathlib import Path
 from _common import child, verdict
 
 SCRIPT = r"""
-import os, sys, threading
+import threading
 from reference import FileBackedData
-directory = sys.argv[1]
-
-def write(name):
-    path = os.path.join(directory, name)
-    with open(path, "wb") as f:
-        f.write(b"w" * 4096)
-    return path
 
 first = FileBackedData.move_from(write("first.bin"))
 begun, made = threading.Event(), threading.Event()
