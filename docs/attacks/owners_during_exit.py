@@ -14,6 +14,7 @@ from _common import child, verdict
 
 SCRIPT = r"""
 import threading
+from conformance.harness.exit_window import pause_the_exit_release
 from reference import FileBackedData
 
 first = FileBackedData.move_from(write("first.bin"))
@@ -31,18 +32,7 @@ def late():
     threading.Event().wait()
 
 threading.Thread(target=late, daemon=True).start()
-exiting = []
-
-def hooked(real):
-    def call(*args, **kwargs):
-        if exiting and not begun.is_set() and threading.current_thread() is threading.main_thread():
-            begun.set()
-            made.wait(30)
-        return real(*args, **kwargs)
-    return call
-
-os.unlink, os.remove = hooked(os.unlink), hooked(os.remove)
-exiting.append(True)
+pause_the_exit_release(begun, made, 30)  # at the exit release's first removal, until made
 """
 
 with tempfile.TemporaryDirectory() as directory:
