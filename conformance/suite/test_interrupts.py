@@ -211,6 +211,42 @@ def check_owning(impl: Implementation) -> Callable[[Case, object, BaseException 
     return check
 
 
+def _take_interrupted_at_each_step(
+    impl: Implementation,
+    scratch: Path,
+    mode: Mode,
+    signum: int,
+    take: tuple[
+        Callable[[Case], FileBackedData], Callable[[Case, object, BaseException | None], None], str
+    ],
+) -> None:
+    """Interrupt ``take`` (the call that takes a file over, the check of each run's outcome, and
+    how a message names the call) at each of its steps, counted in a first uninterrupted run."""
+    call, check_run, what = take
+    with scrubbed(scratch):
+        runs = iter(range(1 << 30))
+        probe = _case(scratch, -1)
+        taken: list[int] = []
+
+        def counted(made: Case) -> FileBackedData:
+            result, steps = steps_in(lambda: call(made))
+            taken.append(steps)
+            return result
+
+        steps = count_steps(lambda: check_run(probe, counted(probe), None), mode, signum)
+        require_steps(taken[0], mode, what)
+        done = _run_each(
+            f"{what}, at each of its {steps} steps",
+            _every_step(steps, mode),
+            mode,
+            lambda: _case(scratch, next(runs)),
+            call,
+            followed(check_run, impl, scratch, what),
+            signum,
+        )
+        assert done > steps
+
+
 @dataclass
 class Owned:
     """An owner made for a run of close(), and its run's case."""
@@ -505,29 +541,8 @@ class TestInterrupts:
         self, impl: Implementation, scratch: Path, mode: Mode, signum: int
     ) -> None:
         """Interrupted anywhere, once or in its clean-up again: moved and owned, or untouched."""
-        with scrubbed(scratch):
-            runs = iter(range(1 << 30))
-            move = mover(impl)
-            probe = _case(scratch, -1)
-            own: list[int] = []
-
-            def counted(made: Case) -> FileBackedData:
-                moved, taken = steps_in(lambda: move(made))
-                own.append(taken)
-                return moved
-
-            steps = count_steps(lambda: check_move(impl)(probe, counted(probe), None), mode, signum)
-            require_steps(own[0], mode, "move_from(source)")
-            done = _run_each(
-                f"move_from(source), at each of its {steps} steps",
-                _every_step(steps, mode),
-                mode,
-                lambda: _case(scratch, next(runs)),
-                move,
-                followed(check_move(impl), impl, scratch, "move_from(source)"),
-                signum,
-            )
-            assert done > steps
+        take = (mover(impl), check_move(impl), "move_from(source)")
+        _take_interrupted_at_each_step(impl, scratch, mode, signum, take)
 
     @clause("FBD-INTR-1")
     @OBSERVED_BY_CLOSING
@@ -539,31 +554,8 @@ class TestInterrupts:
         self, impl: Implementation, scratch: Path, mode: Mode, signum: int
     ) -> None:
         """FileBackedData(path, cleanup=True) never both raises and deletes the file later."""
-        with scrubbed(scratch):
-            runs = iter(range(1 << 30))
-            own = owner(impl)
-            probe = _case(scratch, -1)
-            taken: list[int] = []
-
-            def counted(made: Case) -> FileBackedData:
-                owning, steps = steps_in(lambda: own(made))
-                taken.append(steps)
-                return owning
-
-            steps = count_steps(
-                lambda: check_owning(impl)(probe, counted(probe), None), mode, signum
-            )
-            require_steps(taken[0], mode, "FileBackedData(source, cleanup=True)")
-            done = _run_each(
-                f"FileBackedData(source, cleanup=True), at each of its {steps} steps",
-                _every_step(steps, mode),
-                mode,
-                lambda: _case(scratch, next(runs)),
-                own,
-                followed(check_owning(impl), impl, scratch, OWNING_CALL),
-                signum,
-            )
-            assert done > steps
+        take = (owner(impl), check_owning(impl), OWNING_CALL)
+        _take_interrupted_at_each_step(impl, scratch, mode, signum, take)
 
     @clause("FBD-INTR-1")
     @MOVED  # the owner is made by move_from
