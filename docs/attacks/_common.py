@@ -52,3 +52,13 @@ def verdict(defect: str | None) -> None:
         sys.exit(0)
     print(f"DEFECT PRESENT: {defect}")
     sys.exit(1)
+
+
+def report(name: str, defects: list[str], held: str) -> int:
+    """Print each of ``defects`` (to stderr) or, with none, ``name: held``; the exit status, 1
+    with any defect, else 0."""
+    for defect in defects:
+        print(f"DEFECT: {defect}", file=sys.stderr)
+    if not defects:
+        print(f"{name}: {held}")
+    return 1 if defects else 0
