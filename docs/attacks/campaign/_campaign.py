@@ -8,9 +8,11 @@ from __future__ import annotations
 import contextlib
 import linecache
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from types import CodeType, FrameType
@@ -103,6 +105,16 @@ def victim(script: str, *argv: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
     )
+
+
+@contextlib.contextmanager
+def scratch(prefix: str) -> Iterator[str]:
+    """A new temporary directory named ``prefix...``, removed with all it holds afterwards."""
+    directory = tempfile.mkdtemp(prefix=prefix)
+    try:
+        yield directory
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def holding(directory: str, data: bytes) -> list[str]:

@@ -13,12 +13,10 @@ is back at the source or at a kept name."""
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-import tempfile
 import textwrap
 
-from _campaign import file_in, stranded, victim
+from _campaign import file_in, scratch, stranded, victim
 
 from reference import sweep
 
@@ -78,8 +76,7 @@ VICTIM = textwrap.dedent(
 
 
 def main() -> int:
-    directory = tempfile.mkdtemp(prefix="attack-emfile-")
-    try:
+    with scratch("attack-emfile-") as directory:
         source = file_in(directory, "weights.bin", DATA)
         run = victim(VICTIM, source)
         said = (run.stdout + run.stderr).strip().splitlines()
@@ -100,8 +97,6 @@ def main() -> int:
             return 1
         print(f"held: the data is kept at {holding}, a name no sweep removes")
         return 0
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 if __name__ == "__main__":

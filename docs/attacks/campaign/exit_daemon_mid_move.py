@@ -12,12 +12,10 @@ kept under a name no sweep matches."""
 from __future__ import annotations
 
 import os
-import shutil
 import sys
-import tempfile
 import textwrap
 
-from _campaign import file_in, stranded, victim
+from _campaign import file_in, scratch, stranded, victim
 
 from reference import sweep
 
@@ -61,8 +59,7 @@ VICTIM = textwrap.dedent(
 
 
 def main() -> int:
-    directory = tempfile.mkdtemp(prefix="attack-exit-")
-    try:
+    with scratch("attack-exit-") as directory:
         source = file_in(directory, "weights.bin", DATA)
         run = victim(VICTIM, source)
         if run.returncode == 3:
@@ -86,8 +83,6 @@ def main() -> int:
             return 1
         print(f"held: the data is kept, unowned, at {holding}, a name no sweep matches")
         return 0
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 if __name__ == "__main__":
