@@ -1,19 +1,32 @@
 """What the attack scripts share: the implementation under attack is ``reference`` as the import
-path finds it (``PYTHONPATH=<checkout>``), else this checkout's; children run with that path. The
-forks and bounded waits are the conformance harness's (:mod:`conformance.harness.forks`), from the
-same checkout."""
+path finds it (``PYTHONPATH=<checkout>``), else this checkout's; children run with that path. What
+the scripts take from the conformance harness (its forks, bounded waits and exit window) is this
+checkout's, whichever checkout is attacked."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import ModuleType
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 if str(CHECKOUT) not in sys.path:
     sys.path.append(str(CHECKOUT))  # after PYTHONPATH: a checkout named there is the one attacked
+
+
+def harness(name: str) -> ModuleType:
+    """``conformance.harness.<name>`` of this checkout (one that imports the standard library
+    only), loaded from its file: the checkout the import path names may be an older one."""
+    path = CHECKOUT / "conformance" / "harness" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"_attack_harness_{name}", path)
+    assert spec is not None and spec.loader is not None, path
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 CHILD_HEAD = r"""

@@ -13,10 +13,11 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from _common import verdict
+from _common import harness, verdict
 
-from conformance.harness.forks import bounded_wait, fork_threaded
 from reference import FileBackedData
+
+forks = harness("forks")
 
 with tempfile.TemporaryDirectory() as directory:
     source = os.path.join(directory, "weights.bin")
@@ -42,11 +43,11 @@ with tempfile.TemporaryDirectory() as directory:
     closer.start()
     if not inside.wait(10):
         verdict("close() made no removal through os.unlink or os.remove: window not reached")
-    pid = fork_threaded()
+    pid = forks.fork_threaded()
     if pid == 0:
         blob.close()
         os._exit(0)
-    code = bounded_wait(pid, 10)
+    code = forks.bounded_wait(pid, 10)
     go_on.set()
     closer.join(10)
     os.unlink, os.remove = real_unlink, real_remove

@@ -15,8 +15,9 @@ from _common import child, verdict
 
 SCRIPT = r"""
 import tempfile, threading
-from conformance.harness.forks import bounded_wait, fork_threaded
+from _common import harness
 from reference import FileBackedData
+forks = harness("forks")
 
 parent_source, child_source = write("parent.bin"), write("child.bin")
 stopped, go_on, done = threading.Event(), threading.Event(), []
@@ -39,11 +40,11 @@ thread = threading.Thread(target=first_move, daemon=True)
 thread.start()
 stopped.wait(30)
 print("held", tempfile._once_lock.locked(), flush=True)
-pid = fork_threaded()
+pid = forks.fork_threaded()
 if pid == 0:
     FileBackedData.move_from(child_source).close()
     os._exit(0)
-code = bounded_wait(pid, 10)
+code = forks.bounded_wait(pid, 10)
 print("child", "hung" if code is None else code, flush=True)
 go_on.set()
 thread.join(10)

@@ -14,7 +14,7 @@ from _common import child, verdict
 
 SCRIPT = r"""
 import threading
-from conformance.harness.exit_window import pause_the_exit_release
+from _common import harness
 from reference import FileBackedData
 
 first = FileBackedData.move_from(write("first.bin"))
@@ -32,7 +32,8 @@ def late():
     threading.Event().wait()
 
 threading.Thread(target=late, daemon=True).start()
-pause_the_exit_release(begun, made, 30)  # at the exit release's first removal, until made
+# at the exit release's first removal, until the late owner is made
+harness("exit_window").pause_the_exit_release(begun, made, 30)
 """
 
 with tempfile.TemporaryDirectory() as directory:

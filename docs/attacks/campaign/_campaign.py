@@ -1,7 +1,8 @@
 """What the campaign's scripts share: an interrupt raised at chosen lines of a function, a thread
 stopped at one, an action run as a second uid, a victim interpreter, and the files left holding
 the caller's data. Like the scripts, it attacks ``reference`` as the import path finds it
-(``PYTHONPATH=<checkout>``)."""
+(``PYTHONPATH=<checkout>``); what it takes from the conformance harness is its own checkout's
+(``docs/attacks/_common.py``)."""
 
 from __future__ import annotations
 
@@ -15,11 +16,18 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any
 
 from reference import sweep
 from reference.hooks import CompileSpec
+
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # docs/attacks, for _common
+from _common import harness  # found through the line above
+
+bounded_wait = harness("forks").bounded_wait
+"""The harness's bounded wait for a forked child: its exit status, or None once killed."""
 
 SPECS = [CompileSpec("low_memory_mode", b"ON")]
 """The compile specs of the hook's low-memory mode."""

@@ -19,9 +19,8 @@ import time
 from types import FrameType
 from typing import Any
 
-from _campaign import file_in, pausing_at
+from _campaign import bounded_wait, file_in, pausing_at
 
-from conformance.harness.forks import bounded_wait
 from reference.file_backed import FileBackedData
 
 WAIT = 5.0

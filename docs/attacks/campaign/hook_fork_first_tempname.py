@@ -14,9 +14,8 @@ import sys
 import tempfile
 import threading
 
-from _campaign import pausing_at
+from _campaign import bounded_wait, pausing_at
 
-from conformance.harness.forks import bounded_wait
 from reference.hooks import CompileSpec, FileBackedAotiBackend, Weights
 
 WAIT = 10.0
