@@ -39,23 +39,35 @@ def whole(path):
 def said(name, value):
     print(f"{name}={value}", flush=True)
 
+
+def written(name):
+    path = os.path.join(directory, name)
+    with open(path, "wb") as f:
+        f.write(DATA)
+    return path
+
+
+def faulted(call):
+    # call() between begin() and end(), the window the fault is injected in; says what it raised
+    global error
+    result = None
+    begin()
+    try:
+        result = call()
+    except OSError as exc:
+        error = exc
+    finally:
+        end()
+    said("error", repr(error) if error is not None else "")
+    said("errno", getattr(error, "errno", ""))
+    return result
+
 """
 
 _MOVE = r"""
-source = os.path.join(directory, "weights.bin")
-with open(source, "wb") as f:
-    f.write(DATA)
+source = written("weights.bin")
 inode = os.stat(source).st_ino
-blob = None
-begin()
-try:
-    blob = impl.FileBackedData.move_from(source)
-except OSError as exc:
-    error = exc
-finally:
-    end()
-said("error", repr(error) if error is not None else "")
-said("errno", getattr(error, "errno", ""))
+blob = faulted(lambda: impl.FileBackedData.move_from(source))
 said("source_kept", whole(source) and os.stat(source).st_ino == inode)
 said("source_exists", os.path.exists(source))
 if blob is not None:
@@ -66,19 +78,9 @@ said("done", 1)
 """
 
 _CLOSE = r"""
-path = os.path.join(directory, "owned.bin")
-with open(path, "wb") as f:
-    f.write(DATA)
+path = written("owned.bin")
 blob = impl.FileBackedData(path, cleanup=True)
-begin()
-try:
-    blob.close()
-except OSError as exc:
-    error = exc
-finally:
-    end()
-said("error", repr(error) if error is not None else "")
-said("errno", getattr(error, "errno", ""))
+faulted(blob.close)
 said("exists", os.path.exists(path))
 said("closed", getattr(blob, "closed", None))
 if error is not None:
@@ -94,9 +96,7 @@ said("done", 1)
 
 _READ = r"""
 import hashlib, io
-path = os.path.join(directory, "blob.bin")
-with open(path, "wb") as f:
-    f.write(DATA)
+path = written("blob.bin")
 blob = impl.FileBackedData(path)
 cord = method.startswith("cord-")
 want = {"prefix": DATA[:40000], "sha256": hashlib.sha256(DATA).digest()}.get(method, DATA)
@@ -129,16 +129,7 @@ def call(into):
 
 
 first = sink()
-got = None
-begin()
-try:
-    got = call(first)
-except OSError as exc:
-    error = exc
-finally:
-    end()
-said("error", repr(error) if error is not None else "")
-said("errno", getattr(error, "errno", ""))
+got = faulted(lambda: call(first))
 said("right", error is None and got == want)
 try:
     said("again", call(sink()) == want)
@@ -151,6 +142,15 @@ READ_CLAUSES = {"prefix": "FBD-READ-1", "sha256": "FBD-HASH-1", "to_bytes": "FBD
 """The clause a read's wrong answer fails; a write's is FBD-WRITE-1 (a Cord's CORD-WRITE-1)."""
 
 
+def _raised_eio(run: SyscallRun, what: str, clause_id: str) -> None:
+    """The error ``what`` raised for the run's fault must be that EIO (judged on ``clause_id``)."""
+    check(
+        run.value("errno") == str(errno.EIO),
+        f"{what} raised {run.value('error')} for the EIO injected into {run.fault}",
+        clause_id,
+    )
+
+
 def _check_read(method: str) -> Callable[[SyscallRun], None]:
     answer = READ_CLAUSES.get(
         method, "CORD-WRITE-1" if method.startswith("cord-") else "FBD-WRITE-1"
@@ -159,11 +159,7 @@ def _check_read(method: str) -> Callable[[SyscallRun], None]:
     def check_run(run: SyscallRun) -> None:
         fault = f"EIO injected into {run.fault}"
         if run.value("error"):
-            check(
-                run.value("errno") == str(errno.EIO),
-                f"{method} raised {run.value('error')} for the {fault}",
-                "FBD-FAULT-1",
-            )
+            _raised_eio(run, method, "FBD-FAULT-1")
         else:
             check(run.value("right") == "True", f"{method} with the {fault} answered wrong", answer)
         check(
@@ -192,11 +188,7 @@ def _check_move(run: SyscallRun) -> None:
             "or another file",
             "FBD-MOVE-5",
         )
-        check(
-            run.value("errno") == str(errno.EIO),
-            f"move_from raised {run.value('error')} for the {fault}",
-            "FBD-FAULT-1",
-        )
+        _raised_eio(run, "move_from", "FBD-FAULT-1")
     else:
         whole = run.value("owned_whole") == "True" and run.value("source_exists") == "False"
         check(whole, f"with the {fault}, move_from returned but lost the data", "FBD-MOVE-5")
@@ -206,11 +198,7 @@ def _check_move(run: SyscallRun) -> None:
 def _check_close(run: SyscallRun) -> None:
     fault = f"EIO injected into {run.fault}"
     if run.value("error"):
-        check(
-            run.value("errno") == str(errno.EIO),
-            f"close() raised {run.value('error')} for the {fault}",
-            "FBD-CLOSE-7",
-        )
+        _raised_eio(run, "close()", "FBD-CLOSE-7")
         check(
             run.value("closed") == "False",
             f"a close() that raised for the {fault} left the object closed",

@@ -27,6 +27,7 @@ from pyfakefs.fake_filesystem import FakeFilesystem
 
 from conformance.api import FileBackedData, Implementation
 from conformance.harness.checks import blame, check
+from conformance.harness.classes import FullRaw
 from conformance.harness.helpers import Blobs, close_all, placeholders, sha, snapshot, zeros_digest
 from conformance.harness.observe import unobserved
 from conformance.harness.sinks import Looping, StuckSink
@@ -552,29 +553,7 @@ class TestOutputAcceptsNothing:
             pytest.fail(f"write_to_file returned after writing {len(sink.data)} of {len(cord)}")
 
 
-# --- raw non-blocking outputs and outputs that are none (FBD-FAULT-3) ---------------------------
-
-
-class _NonBlocking(io.RawIOBase):
-    """A raw output in non-blocking mode: takes ``room`` bytes, then returns None (it is full)."""
-
-    def __init__(self, room: int, step: int) -> None:
-        self.data = bytearray()
-        self._room, self._step = room, step
-
-    def writable(self) -> bool:
-        return True
-
-    def write(self, data: Any) -> int | None:
-        with memoryview(data) as view:
-            n = min(len(view), self._step, self._room - len(self.data))
-            if n <= 0:
-                return None
-            self.data += view[:n]
-        return n
-
-
-# --- sparse files (FBD-WRITE-3) ---------------------------------------------------------------
+# --- full non-blocking outputs, outputs that are none (FBD-FAULT-3), sparse files (FBD-WRITE-3) ---
 
 _SPARSE = 64 << 20
 _EDGE = b"edge" * 1024  # 4 KiB of data at each end, a 64 MiB hole between
@@ -596,7 +575,7 @@ class TestOddOutputs:
     ) -> None:
         data = os.urandom(300_000)
         blob = blobs.wrap(blobs.file(data))
-        sink = _NonBlocking(room=20_000, step=step)
+        sink = FullRaw(room=20_000, step=step)
         with pytest.raises(BlockingIOError) as raised:
             if how == "file":
                 blob.write_to_file(sink)

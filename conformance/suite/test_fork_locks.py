@@ -6,11 +6,8 @@ the process's first ``move_from`` (a fresh interpreter) makes its own first plac
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import threading
-import time
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
@@ -21,6 +18,7 @@ import pytest
 from conformance.api import FileBackedData, Implementation
 from conformance.harness.checks import check
 from conformance.harness.child import child_script, run_child
+from conformance.harness.forks import bounded_wait, fork_threaded
 
 clause = pytest.mark.clause
 requires = pytest.mark.requires
@@ -61,20 +59,6 @@ class _PausedAt:
             self.reached.set()
 
 
-def _bounded_wait(pid: int, bound: float) -> int | None:
-    """The exit status of child ``pid``, or None when it had not ended within ``bound`` seconds
-    (it is then killed and reaped)."""
-    deadline = time.monotonic() + bound
-    while time.monotonic() < deadline:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return os.waitstatus_to_exitcode(status)
-        time.sleep(0.002)
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
-    return None
-
-
 def _fork_during_close(impl: Implementation, base: Path, line: int) -> str | None:
     """Fork while another thread is paused at ``line`` of an owner's ``close()``; the child must
     close the inherited object and take and release a file of its own within the bound."""
@@ -88,9 +72,7 @@ def _fork_during_close(impl: Implementation, base: Path, line: int) -> str | Non
     try:
         if not paused.reached.wait(30):
             return f"line {line} of close() was not reached within 30 s"
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)  # fork of a threaded process
-            pid = os.fork()
+        pid = fork_threaded()
         if pid == 0:  # pragma: no cover - the child; it must never return into pytest
             status = 1
             try:
@@ -99,7 +81,7 @@ def _fork_during_close(impl: Implementation, base: Path, line: int) -> str | Non
                 status = 0
             finally:
                 os._exit(status)
-        code = _bounded_wait(pid, CHILD_BOUND)
+        code = bounded_wait(pid, CHILD_BOUND)
     finally:
         paused.release.set()
         paused.thread.join(30)
@@ -149,16 +131,17 @@ class TestForkDuringClose:
             assert failed is None, failed
 
 
-_FIRST_MOVE = child_script(r"""
-import signal, sysconfig, threading, time, warnings
+_PAUSED_IN_A_FIRST_CALL = r"""
+import sysconfig, threading
+from conformance.harness.forks import bounded_wait, fork_threaded
 
 def write(name):
     path = os.path.join(directory, name)
     with open(path, "wb") as f:
-        f.write(b"first move\n" * 64)
+        f.write(CONTENT)
     return path
 
-parent_source, child_source = write("parent.bin"), write("child.bin")
+parent_path, child_path = (write(name) for name in NAMES)
 STDLIB = sysconfig.get_paths()["stdlib"]
 KINDS = (type(threading.Lock()), type(threading.RLock()))
 
@@ -197,134 +180,105 @@ def trace(frame, event, arg):
 
 result = []
 
-def first_move():
+def first_call():
     sys.settrace(trace)
     try:
-        result.append(impl.FileBackedData.move_from(parent_source))
+        result.append(parent_call(parent_path))
     finally:
         sys.settrace(None)
         reached.set()
 
-thread = threading.Thread(target=first_move, daemon=True)
+thread = threading.Thread(target=first_call, daemon=True)
 thread.start()
 reached.wait(60)
 print(f"paused={state['paused']}", flush=True)
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", DeprecationWarning)  # fork of a threaded process
-    pid = os.fork()
+pid = fork_threaded()
 if pid == 0:
     code = 1
     try:
-        impl.FileBackedData.move_from(child_source).close()
+        child_call(child_path)
         code = 0
     finally:
         os._exit(code)
-deadline, code = time.monotonic() + float(case), None
-while time.monotonic() < deadline:
-    done, status = os.waitpid(pid, os.WNOHANG)
-    if done:
-        code = os.waitstatus_to_exitcode(status)
-        break
-    time.sleep(0.005)
-else:
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
+code = bounded_wait(pid, float(case))
 print(f"child={'hung' if code is None else code}", flush=True)
 release.set()
 thread.join(30)
-for blob in result:
+for made in result:
+    finish(made)
+"""
+"""The body the first-call scripts share: it writes ``NAMES`` (the parent's file, the child's)
+holding ``CONTENT``, runs ``parent_call`` on the first in a thread paused at the first line at
+which it holds a module-level lock of the standard library, forks, and has the child run
+``child_call`` on the second within ``case`` seconds; ``finish`` disposes of what the parent's
+call made. It prints ``paused=`` (the lock and line) and ``child=`` (exit status, or hung)."""
+
+_FIRST_MOVE = child_script(
+    r"""
+CONTENT, NAMES = b"first move\n" * 64, ("parent.bin", "child.bin")
+
+def parent_call(path):
+    return impl.FileBackedData.move_from(path)
+
+def child_call(path):
+    impl.FileBackedData.move_from(path).close()
+
+def finish(blob):
     blob.close()
-""")
+"""
+    + _PAUSED_IN_A_FIRST_CALL
+)
 
-_FIRST_MATERIALIZE = child_script(r"""
-import signal, sysconfig, threading, time, warnings
-
-def write(name):
-    path = os.path.join(directory, name)
-    with open(path, "wb") as f:
-        f.write(b"\x7fELF")
-    return path
-
-parent_so, child_so = write("parent.wrapper.so"), write("child.wrapper.so")
+_FIRST_MATERIALIZE = child_script(
+    r"""
+CONTENT, NAMES = b"\x7fELF", ("parent.wrapper.so", "child.wrapper.so")
 WEIGHTS = [b"first materialize\n" * 64]
-STDLIB = sysconfig.get_paths()["stdlib"]
-KINDS = (type(threading.Lock()), type(threading.RLock()))
 
-def module_locks():
-    # the locks the standard library's loaded modules keep at module level, by name
-    found = {}
-    for name, module in list(sys.modules.items()):
-        where = getattr(module, "__file__", None) or ""
-        if not where.startswith(STDLIB) or "-packages" in where:
-            continue
-        for attr, value in list(vars(module).items()):
-            if isinstance(value, KINDS):
-                found[f"{name}.{attr}"] = value
-    return found
+def parent_call(path):
+    return impl.low_memory.materialize(path, iter(WEIGHTS))
 
-def held(lock):
-    owned = getattr(lock, "_is_owned", None)
-    return owned() if owned is not None else lock.locked()
+def child_call(path):
+    finish(impl.low_memory.materialize(path, iter(WEIGHTS)))
 
-state = {"modules": -1, "locks": {}, "paused": "none"}
-reached, release = threading.Event(), threading.Event()
-busy_at_start = {name for name, lock in module_locks().items() if held(lock)}
-
-def trace(frame, event, arg):
-    # paused at the first line at which the thread holds a lock it did not find held
-    if event == "line" and not reached.is_set():
-        if len(sys.modules) != state["modules"]:
-            state["modules"], state["locks"] = len(sys.modules), module_locks()
-        for name, lock in state["locks"].items():
-            if name not in busy_at_start and held(lock):
-                state["paused"] = f"{name} at {frame.f_code.co_filename}:{frame.f_lineno}"
-                reached.set()
-                release.wait(60)
-                break
-    return trace
-
-result = []
-
-def first_move():
-    sys.settrace(trace)
-    try:
-        result.append(impl.low_memory.materialize(parent_so, iter(WEIGHTS)))
-    finally:
-        sys.settrace(None)
-        reached.set()
-
-thread = threading.Thread(target=first_move, daemon=True)
-thread.start()
-reached.wait(60)
-print(f"paused={state['paused']}", flush=True)
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", DeprecationWarning)  # fork of a threaded process
-    pid = os.fork()
-if pid == 0:
-    code = 1
-    try:
-        data, _ = impl.low_memory.load(impl.low_memory.materialize(child_so, iter(WEIGHTS)))
-        getattr(data, "close", lambda: None)()
-        code = 0
-    finally:
-        os._exit(code)
-deadline, code = time.monotonic() + float(case), None
-while time.monotonic() < deadline:
-    done, status = os.waitpid(pid, os.WNOHANG)
-    if done:
-        code = os.waitstatus_to_exitcode(status)
-        break
-    time.sleep(0.005)
-else:
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
-print(f"child={'hung' if code is None else code}", flush=True)
-release.set()
-thread.join(30)
-for blob in result:
+def finish(blob):
     data, _ = impl.low_memory.load(blob)
     getattr(data, "close", lambda: None)()
-""")
+"""
+    + _PAUSED_IN_A_FIRST_CALL
+)
+
+
+def _fork_in_a_first_call(
+    impl: Implementation,
+    script: str,
+    base: Path,
+    calls: tuple[str, str],
+    clause_id: str,
+    leftover: tuple[str, Callable[[str], bool]],
+) -> None:
+    """Run a first-call ``script`` in a fresh interpreter; the child forked while the parent's
+    thread was inside its first call (``calls``: that call, the child's own calls) must have
+    completed its own calls, and no file ``leftover`` names (what, which) may be left."""
+    inside, own = calls
+    run = run_child(impl, script, base, str(CHILD_BOUND), fresh=True)
+    paused = run.value("paused")
+    child = run.value("child")
+    check(
+        child == "0",
+        "a child forked while another thread of a fresh parent was inside the process's "
+        f"first {inside} (paused holding {paused}): its own {own} "
+        + (
+            f"had not completed after {CHILD_BOUND} s (killed)"
+            if child == "hung"
+            else f"failed (exit status {child})"
+        )
+        + "; expected them to wait for no lock the parent's thread held",
+        clause_id,
+    )
+    assert run.returncode == 0, run.stderr
+    what, which = leftover
+    left = [n for n in os.listdir(base) if which(n)]
+    assert not left, f"{what} left: {left}"
 
 
 @requires("subprocess")
@@ -338,24 +292,9 @@ class TestForkDuringFirstMove:
         at which it holds a module-level lock of the standard library (tempfile's first-name
         lock, for a placeholder made by mkstemp), and forks: the child's own first move_from and
         close() must complete within the bound."""
-        run = run_child(impl, _FIRST_MOVE, tmp_path, str(CHILD_BOUND), fresh=True)
-        paused = run.value("paused")
-        child = run.value("child")
-        check(
-            child == "0",
-            "a child forked while another thread of a fresh parent was inside the process's "
-            f"first move_from (paused holding {paused}): its own first move_from and close() "
-            + (
-                f"had not completed after {CHILD_BOUND} s (killed)"
-                if child == "hung"
-                else f"failed (exit status {child})"
-            )
-            + "; expected them to wait for no lock the parent's thread held",
-            "FBD-FORK-2",
-        )
-        assert run.returncode == 0, run.stderr
-        left = [n for n in os.listdir(tmp_path) if n.startswith(".executorch_")]
-        assert not left, f"placeholders left: {left}"
+        calls = ("move_from", "first move_from and close()")
+        placeholders = ("placeholders", lambda name: name.startswith(".executorch_"))
+        _fork_in_a_first_call(impl, _FIRST_MOVE, tmp_path, calls, "FBD-FORK-2", placeholders)
 
 
 @requires("subprocess")
@@ -369,22 +308,6 @@ class TestForkDuringFirstMaterialize:
         at which it holds a module-level lock of the standard library (tempfile's first-name
         lock, for a temporary made by mkstemp), and forks: the child's own first materialize and
         load must complete within the bound."""
-        run = run_child(impl, _FIRST_MATERIALIZE, tmp_path, str(CHILD_BOUND), fresh=True)
-        paused = run.value("paused")
-        child = run.value("child")
-        check(
-            child == "0",
-            "a child forked while another thread of a fresh parent was inside the process's "
-            f"first materialize_weights_blob (paused holding {paused}): its own materialize and "
-            "load "
-            + (
-                f"had not completed after {CHILD_BOUND} s (killed)"
-                if child == "hung"
-                else f"failed (exit status {child})"
-            )
-            + "; expected them to wait for no lock the parent's thread held",
-            "HOOK-MAT-5",
-        )
-        assert run.returncode == 0, run.stderr
-        left = [n for n in os.listdir(tmp_path) if n.endswith(".tmp")]
-        assert not left, f"temporary files left: {left}"
+        calls = ("materialize_weights_blob", "materialize and load")
+        temporaries = ("temporary files", lambda name: name.endswith(".tmp"))
+        _fork_in_a_first_call(impl, _FIRST_MATERIALIZE, tmp_path, calls, "HOOK-MAT-5", temporaries)

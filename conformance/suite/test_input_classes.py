@@ -327,6 +327,24 @@ def _keeps(directory: Path, step: int) -> None:
         pytest.skip(f"the filesystem of {directory} does not keep a {step} ns step of a time")
 
 
+def _stamped(
+    blobs: Blobs, name: str, step: int, owned: bool
+) -> tuple[FileBackedData, Path, dict[str, Callable[[], object]]]:
+    """Unless the filesystem cannot show ``step`` (then skipped): a blob of ``OLD`` at ``name``
+    stamped ``MID_SECOND``, moved (``owned``) or wrapped; its path, and its reads by name."""
+    _keeps(blobs.directory, step)
+    source = blobs.file(OLD, name)
+    os.utime(source, ns=(MID_SECOND, MID_SECOND))
+    blob = blobs.move(source) if owned else blobs.wrap(source)
+    reads: dict[str, Callable[[], object]] = {
+        "to_bytes()": blob.to_bytes,
+        "prefix()": lambda: blob.prefix(len(OLD)),
+        "sha256()": blob.sha256,
+        "write_to_file()": lambda: blob.write_to_file(io.BytesIO()),
+    }
+    return blob, blobs.path(blob), reads
+
+
 def _within_its_second(mtime_ns: int, step: int) -> int:
     """``mtime_ns`` moved by ``step``, forward or back, whichever stays in its second (below a
     second's step, one of them does): a time kept in whole seconds does not move."""
@@ -376,22 +394,12 @@ class TestIdentityAtEveryStep:
         """A new file of the same size that the kernel gave the deleted file's inode, stamped
         ``step`` ns after it: its ``st_mtime_ns`` is its own, so it is not read as the blob nor
         removed by the blob's release (FBD-IDENT-1)."""
-        _keeps(blobs.directory, step)
-        source = blobs.file(OLD, "stamped.bin")
-        os.utime(source, ns=(MID_SECOND, MID_SECOND))
-        blob = blobs.move(source) if owned else blobs.wrap(source)
-        path = blobs.path(blob)
+        blob, path, reads = _stamped(blobs, "stamped.bin", step, owned)
         old = os.lstat(path)
         path.unlink()
         path.write_bytes(NEW)
         os.utime(path, ns=(MID_SECOND + step, MID_SECOND + step))
         new = os.lstat(path)
-        reads: dict[str, Callable[[], object]] = {
-            "to_bytes()": blob.to_bytes,
-            "prefix()": lambda: blob.prefix(len(OLD)),
-            "sha256()": blob.sha256,
-            "write_to_file()": lambda: blob.write_to_file(io.BytesIO()),
-        }
         try:
             with inode_reuse((old.st_dev, old.st_ino), (new.st_dev, new.st_ino)):
                 for name, read in reads.items():
@@ -419,18 +427,8 @@ class TestIdentityAtEveryStep:
         """Rewritten in place to its size since it was wrapped, and stamped ``step`` ns after
         the time it had: another ``st_mtime_ns``, so every read raises an OSError naming the
         path (FBD-CHANGE-1, FBD-IDENT-1), whatever the step."""
-        _keeps(blobs.directory, step)
-        source = blobs.file(OLD, "rewritten.bin")
-        os.utime(source, ns=(MID_SECOND, MID_SECOND))
-        blob = blobs.move(source) if owned else blobs.wrap(source)
-        path = blobs.path(blob)
+        blob, path, reads = _stamped(blobs, "rewritten.bin", step, owned)
         restamped(path, NEW, MID_SECOND + step)
-        reads: dict[str, Callable[[], object]] = {
-            "to_bytes()": blob.to_bytes,
-            "prefix()": lambda: blob.prefix(len(OLD)),
-            "sha256()": blob.sha256,
-            "write_to_file()": lambda: blob.write_to_file(io.BytesIO()),
-        }
         try:
             for name, read in reads.items():
                 try:

@@ -19,7 +19,6 @@ import signal
 import sys
 import threading
 import time
-import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +29,7 @@ import pytest
 from conformance.api import FileBackedData, Implementation
 from conformance.harness.checks import check
 from conformance.harness.child import child_script, run_child
+from conformance.harness.forks import bounded_wait, fork_threaded
 from conformance.harness.helpers import shm_directory
 from conformance.harness.interrupts import (
     Interrupter,
@@ -209,6 +209,42 @@ def check_owning(impl: Implementation) -> Callable[[Case, object, BaseException 
         _finish(case)
 
     return check
+
+
+def _take_interrupted_at_each_step(
+    impl: Implementation,
+    scratch: Path,
+    mode: Mode,
+    signum: int,
+    take: tuple[
+        Callable[[Case], FileBackedData], Callable[[Case, object, BaseException | None], None], str
+    ],
+) -> None:
+    """Interrupt ``take`` (the call that takes a file over, the check of each run's outcome, and
+    how a message names the call) at each of its steps, counted in a first uninterrupted run."""
+    call, check_run, what = take
+    with scrubbed(scratch):
+        runs = iter(range(1 << 30))
+        probe = _case(scratch, -1)
+        taken: list[int] = []
+
+        def counted(made: Case) -> FileBackedData:
+            result, steps = steps_in(lambda: call(made))
+            taken.append(steps)
+            return result
+
+        steps = count_steps(lambda: check_run(probe, counted(probe), None), mode, signum)
+        require_steps(taken[0], mode, what)
+        done = _run_each(
+            f"{what}, at each of its {steps} steps",
+            _every_step(steps, mode),
+            mode,
+            lambda: _case(scratch, next(runs)),
+            call,
+            followed(check_run, impl, scratch, what),
+            signum,
+        )
+        assert done > steps
 
 
 @dataclass
@@ -405,9 +441,7 @@ def _fork_during_move(impl: Implementation, base: Path, line: int, timeout: floa
                 f"a move_from in a thread of its own had not reached its line {line} after 30 s "
                 f"(it ran {paused.count}): waited for it to fork while it was paused there"
             )
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", DeprecationWarning)  # fork of a threaded process
-            pid = os.fork()
+        pid = fork_threaded()
         if pid == 0:  # pragma: no cover - the child; it must never return into pytest
             code = 1
             try:
@@ -415,25 +449,19 @@ def _fork_during_move(impl: Implementation, base: Path, line: int, timeout: floa
                 code = 0
             finally:
                 os._exit(code)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                code = os.waitstatus_to_exitcode(status)
-                return (
-                    None
-                    if code == 0
-                    else f"a child forked while another thread of the parent was paused at line "
-                    f"{line} of its move_from: the child's own move_from and close() failed "
-                    f"(exit status {code}), expected them to complete"
-                )
-            time.sleep(0.002)
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+        status = bounded_wait(pid, timeout)
+        if status is None:
+            return (
+                f"a child forked while another thread of the parent was paused at line {line} of "
+                f"its move_from: the child's own move_from and close() had not completed after "
+                f"{timeout} s (killed), expected them to take no lock the parent's thread held"
+            )
         return (
-            f"a child forked while another thread of the parent was paused at line {line} of "
-            f"its move_from: the child's own move_from and close() had not completed after "
-            f"{timeout} s (killed), expected them to take no lock the parent's thread held"
+            None
+            if status == 0
+            else f"a child forked while another thread of the parent was paused at line "
+            f"{line} of its move_from: the child's own move_from and close() failed "
+            f"(exit status {status}), expected them to complete"
         )
     finally:
         paused.release.set()
@@ -513,29 +541,8 @@ class TestInterrupts:
         self, impl: Implementation, scratch: Path, mode: Mode, signum: int
     ) -> None:
         """Interrupted anywhere, once or in its clean-up again: moved and owned, or untouched."""
-        with scrubbed(scratch):
-            runs = iter(range(1 << 30))
-            move = mover(impl)
-            probe = _case(scratch, -1)
-            own: list[int] = []
-
-            def counted(made: Case) -> FileBackedData:
-                moved, taken = steps_in(lambda: move(made))
-                own.append(taken)
-                return moved
-
-            steps = count_steps(lambda: check_move(impl)(probe, counted(probe), None), mode, signum)
-            require_steps(own[0], mode, "move_from(source)")
-            done = _run_each(
-                f"move_from(source), at each of its {steps} steps",
-                _every_step(steps, mode),
-                mode,
-                lambda: _case(scratch, next(runs)),
-                move,
-                followed(check_move(impl), impl, scratch, "move_from(source)"),
-                signum,
-            )
-            assert done > steps
+        take = (mover(impl), check_move(impl), "move_from(source)")
+        _take_interrupted_at_each_step(impl, scratch, mode, signum, take)
 
     @clause("FBD-INTR-1")
     @OBSERVED_BY_CLOSING
@@ -547,31 +554,8 @@ class TestInterrupts:
         self, impl: Implementation, scratch: Path, mode: Mode, signum: int
     ) -> None:
         """FileBackedData(path, cleanup=True) never both raises and deletes the file later."""
-        with scrubbed(scratch):
-            runs = iter(range(1 << 30))
-            own = owner(impl)
-            probe = _case(scratch, -1)
-            taken: list[int] = []
-
-            def counted(made: Case) -> FileBackedData:
-                owning, steps = steps_in(lambda: own(made))
-                taken.append(steps)
-                return owning
-
-            steps = count_steps(
-                lambda: check_owning(impl)(probe, counted(probe), None), mode, signum
-            )
-            require_steps(taken[0], mode, "FileBackedData(source, cleanup=True)")
-            done = _run_each(
-                f"FileBackedData(source, cleanup=True), at each of its {steps} steps",
-                _every_step(steps, mode),
-                mode,
-                lambda: _case(scratch, next(runs)),
-                own,
-                followed(check_owning(impl), impl, scratch, OWNING_CALL),
-                signum,
-            )
-            assert done > steps
+        take = (owner(impl), check_owning(impl), OWNING_CALL)
+        _take_interrupted_at_each_step(impl, scratch, mode, signum, take)
 
     @clause("FBD-INTR-1")
     @MOVED  # the owner is made by move_from

@@ -477,6 +477,7 @@ class TestExitOutOfDescriptors:
 
 _OWNERS_DURING_EXIT = child_script(r"""
 import threading
+from conformance.harness.exit_window import pause_the_exit_release
 
 def write(name):
     path = os.path.join(directory, name)
@@ -505,20 +506,8 @@ def late():
     never.wait()  # holds the late owner through the rest of the exit
 
 threading.Thread(target=late, daemon=True).start()
-exiting = []
-
-def hooked(real):
-    # the first removal the main thread makes once the main module has ended is the exit
-    # release's: a daemon thread makes an owner then, and the release waits until it has
-    def call(*args, **kwargs):
-        if exiting and not begun.is_set() and threading.current_thread() is threading.main_thread():
-            begun.set()
-            made.wait(30)
-        return real(*args, **kwargs)
-    return call
-
-os.unlink, os.remove = hooked(os.unlink), hooked(os.remove)
-exiting.append(True)
+# the exit release's first removal: a daemon thread makes an owner then, the release waits for it
+pause_the_exit_release(begun, made, 30)
 """)
 
 

@@ -12,13 +12,11 @@ import tempfile
 from _common import child, verdict
 
 SCRIPT = r"""
-import os, resource, sys
+import resource
 from reference import FileBackedData
 owners = []
 for i in range(3):
-    path = os.path.join(sys.argv[1], f"weights{i}.bin")
-    with open(path, "wb") as f:
-        f.write(b"w" * 4096)
+    path = write(f"weights{i}.bin")
     owners.append(FileBackedData.move_from(path) if i else FileBackedData(path, cleanup=True))
     print(owners[-1].path, flush=True)
 soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)

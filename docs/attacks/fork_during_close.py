@@ -8,17 +8,16 @@ Exit 0 when the child's close() returns within 10 s; 1 when it hangs (the child 
 from __future__ import annotations
 
 import os
-import signal
 import tempfile
 import threading
-import time
-import warnings
 from collections.abc import Callable
 from typing import Any
 
-from _common import verdict
+from _common import harness, verdict
 
 from reference import FileBackedData
+
+forks = harness("forks")
 
 with tempfile.TemporaryDirectory() as directory:
     source = os.path.join(directory, "weights.bin")
@@ -44,22 +43,11 @@ with tempfile.TemporaryDirectory() as directory:
     closer.start()
     if not inside.wait(10):
         verdict("close() made no removal through os.unlink or os.remove: window not reached")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        pid = os.fork()
+    pid = forks.fork_threaded()
     if pid == 0:
         blob.close()
         os._exit(0)
-    deadline, code = time.monotonic() + 10, None
-    while time.monotonic() < deadline:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            code = os.waitstatus_to_exitcode(status)
-            break
-        time.sleep(0.01)
-    else:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+    code = forks.bounded_wait(pid, 10)
     go_on.set()
     closer.join(10)
     os.unlink, os.remove = real_unlink, real_remove

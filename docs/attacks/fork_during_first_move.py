@@ -14,15 +14,10 @@ import tempfile
 from _common import child, verdict
 
 SCRIPT = r"""
-import os, signal, sys, tempfile, threading, time, warnings
+import tempfile, threading
+from _common import harness
 from reference import FileBackedData
-directory = sys.argv[1]
-
-def write(name):
-    path = os.path.join(directory, name)
-    with open(path, "wb") as f:
-        f.write(b"w" * 4096)
-    return path
+forks = harness("forks")
 
 parent_source, child_source = write("parent.bin"), write("child.bin")
 stopped, go_on, done = threading.Event(), threading.Event(), []
@@ -45,22 +40,11 @@ thread = threading.Thread(target=first_move, daemon=True)
 thread.start()
 stopped.wait(30)
 print("held", tempfile._once_lock.locked(), flush=True)
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore", DeprecationWarning)
-    pid = os.fork()
+pid = forks.fork_threaded()
 if pid == 0:
     FileBackedData.move_from(child_source).close()
     os._exit(0)
-deadline, code = time.monotonic() + 10, None
-while time.monotonic() < deadline:
-    ended, status = os.waitpid(pid, os.WNOHANG)
-    if ended:
-        code = os.waitstatus_to_exitcode(status)
-        break
-    time.sleep(0.01)
-else:
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
+code = forks.bounded_wait(pid, 10)
 print("child", "hung" if code is None else code, flush=True)
 go_on.set()
 thread.join(10)

@@ -18,6 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from _common import report
+
 from reference import NamedDataStore
 
 
@@ -57,11 +59,7 @@ def nul_keys() -> str | None:
 
 def main() -> int:
     defects = [found for found in (surrogate_key(), nul_keys()) if found]
-    for defect in defects:
-        print(f"DEFECT: {defect}", file=sys.stderr)
-    if not defects:
-        print("hostile_keys: every accepted key survives; no two shards share a tag")
-    return 1 if defects else 0
+    return report("hostile_keys", defects, "every accepted key survives; no two shards share a tag")
 
 
 if __name__ == "__main__":

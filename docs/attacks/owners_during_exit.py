@@ -13,15 +13,9 @@ from pathlib import Path
 from _common import child, verdict
 
 SCRIPT = r"""
-import os, sys, threading
+import threading
+from _common import harness
 from reference import FileBackedData
-directory = sys.argv[1]
-
-def write(name):
-    path = os.path.join(directory, name)
-    with open(path, "wb") as f:
-        f.write(b"w" * 4096)
-    return path
 
 first = FileBackedData.move_from(write("first.bin"))
 begun, made = threading.Event(), threading.Event()
@@ -38,18 +32,8 @@ def late():
     threading.Event().wait()
 
 threading.Thread(target=late, daemon=True).start()
-exiting = []
-
-def hooked(real):
-    def call(*args, **kwargs):
-        if exiting and not begun.is_set() and threading.current_thread() is threading.main_thread():
-            begun.set()
-            made.wait(30)
-        return real(*args, **kwargs)
-    return call
-
-os.unlink, os.remove = hooked(os.unlink), hooked(os.remove)
-exiting.append(True)
+# at the exit release's first removal, until the late owner is made
+harness("exit_window").pause_the_exit_release(begun, made, 30)
 """
 
 with tempfile.TemporaryDirectory() as directory:

@@ -27,6 +27,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from _common import report
+
 from reference.hooks import CompileSpec, FileBackedAotiBackend, Weights
 
 ON = (CompileSpec("low_memory_mode", b"ON"),)
@@ -156,11 +158,7 @@ def main() -> int:
     found = planted_file_of_another_user()
     if found:
         defects.append(found)
-    for defect in defects:
-        print(f"DEFECT: {defect}", file=sys.stderr)
-    if not defects:
-        print("planted_weights_blob: nothing followed, hung or steered")
-    return 1 if defects else 0
+    return report("planted_weights_blob", defects, "nothing followed, hung or steered")
 
 
 if __name__ == "__main__":

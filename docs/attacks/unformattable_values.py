@@ -18,6 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from _common import report
+
 from reference import FileBackedData, NamedDataStore
 
 
@@ -85,11 +87,8 @@ def main() -> int:
         ),  # type: ignore[arg-type]
     ]
     defects = [found for case in cases if (found := expect(*case))]
-    for defect in defects:
-        print(f"DEFECT: {defect}", file=sys.stderr)
-    if not defects:
-        print("unformattable_values: every bad value got its promised error, named safely")
-    return 1 if defects else 0
+    held = "every bad value got its promised error, named safely"
+    return report("unformattable_values", defects, held)
 
 
 if __name__ == "__main__":

@@ -13,11 +13,10 @@ is back at the source or at a kept name."""
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import textwrap
+
+from _campaign import file_in, scratch, stranded, victim
 
 from reference import sweep
 
@@ -77,28 +76,14 @@ VICTIM = textwrap.dedent(
 
 
 def main() -> int:
-    directory = tempfile.mkdtemp(prefix="attack-emfile-")
-    try:
-        source = os.path.join(directory, "weights.bin")
-        with open(source, "wb") as f:
-            f.write(DATA)
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-        run = subprocess.run(
-            [sys.executable, "-c", VICTIM, source],
-            env=env,
-            timeout=50,
-            capture_output=True,
-            text=True,
-        )
+    with scratch("attack-emfile-") as directory:
+        source = file_in(directory, "weights.bin", DATA)
+        run = victim(VICTIM, source)
         said = (run.stdout + run.stderr).strip().splitlines()
         if os.path.exists(source):
             print("held: the source is back in place:", said[-1:] if said else "")
             return 0
-        holding = [
-            name for name in os.listdir(directory) if _read(os.path.join(directory, name)) == DATA
-        ]
-        orphans = {p.name for p in sweep.find_orphans(directory)}
-        doomed = [name for name in holding if name in orphans]
+        holding, doomed = stranded(directory, DATA)
         if doomed:
             sweep.sweep(directory)
             print(
@@ -112,13 +97,6 @@ def main() -> int:
             return 1
         print(f"held: the data is kept at {holding}, a name no sweep removes")
         return 0
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
-
-
-def _read(path: str) -> bytes:
-    with open(path, "rb") as f:
-        return f.read()
 
 
 if __name__ == "__main__":

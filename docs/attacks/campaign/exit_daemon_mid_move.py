@@ -12,11 +12,10 @@ kept under a name no sweep matches."""
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import textwrap
+
+from _campaign import file_in, scratch, stranded, victim
 
 from reference import sweep
 
@@ -60,26 +59,16 @@ VICTIM = textwrap.dedent(
 
 
 def main() -> int:
-    directory = tempfile.mkdtemp(prefix="attack-exit-")
-    try:
-        source = os.path.join(directory, "weights.bin")
-        with open(source, "wb") as f:
-            f.write(DATA)
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-        run = subprocess.run(
-            [sys.executable, "-c", VICTIM, source], env=env, timeout=50, capture_output=True
-        )
+    with scratch("attack-exit-") as directory:
+        source = file_in(directory, "weights.bin", DATA)
+        run = victim(VICTIM, source)
         if run.returncode == 3:
             print("not testable here: the daemon thread never reached the step")
             return 0
         if os.path.exists(source):
             print("held: the source is back in place after the exit")
             return 0
-        orphans = [p.name for p in sweep.find_orphans(directory)]
-        holding = [
-            name for name in os.listdir(directory) if _read(os.path.join(directory, name)) == DATA
-        ]
-        doomed = [name for name in holding if name in orphans]
+        holding, doomed = stranded(directory, DATA)
         if not holding:
             print("LOST: the source is gone after the exit and no file holds its data")
             return 1
@@ -94,13 +83,6 @@ def main() -> int:
             return 1
         print(f"held: the data is kept, unowned, at {holding}, a name no sweep matches")
         return 0
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
-
-
-def _read(path: str) -> bytes:
-    with open(path, "rb") as f:
-        return f.read()
 
 
 if __name__ == "__main__":

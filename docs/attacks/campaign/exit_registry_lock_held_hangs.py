@@ -11,12 +11,12 @@ owned file is gone."""
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import textwrap
+
+from _campaign import scratch
 
 VICTIM = textwrap.dedent(
     """
@@ -56,8 +56,7 @@ VICTIM = textwrap.dedent(
 
 
 def main() -> int:
-    directory = tempfile.mkdtemp(prefix="attack-lock-")
-    try:
+    with scratch("attack-lock-") as directory:
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
         child = subprocess.Popen(
             [sys.executable, "-c", VICTIM, directory],
@@ -83,8 +82,6 @@ def main() -> int:
         owned = [n for n in left]
         print(f"held: the exit ended (status {child.returncode}); placeholders left: {owned}")
         return 0
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
 
 
 if __name__ == "__main__":

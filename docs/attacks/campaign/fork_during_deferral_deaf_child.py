@@ -9,7 +9,6 @@ Exits 1 naming each step whose child ignored SIGTERM and SIGINT, 0 when every ch
 
 from __future__ import annotations
 
-import linecache
 import os
 import shutil
 import signal
@@ -19,6 +18,8 @@ import threading
 import time
 from types import FrameType
 from typing import Any
+
+from _campaign import bounded_wait, file_in, pausing_at
 
 from reference.file_backed import FileBackedData
 
@@ -31,15 +32,7 @@ def on_term(signum: int, frame: FrameType | None) -> None:
 
 def child_obeys(pid: int) -> bool:
     """Whether the child ``pid``, which signals itself, ended by its handler in time."""
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return os.WIFEXITED(status) and os.WEXITSTATUS(status) in (7, 130)
-        time.sleep(0.05)
-    os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
-    return False
+    return bounded_wait(pid, WAIT) in (7, 130)
 
 
 def fork_at(code: Any, marker: str, step: Any) -> bool:
@@ -48,16 +41,6 @@ def fork_at(code: Any, marker: str, step: Any) -> bool:
     reached = threading.Event()
     forked = threading.Event()
     result: list[bool] = []
-
-    def local(frame: FrameType, event: str, arg: Any) -> Any:
-        line = linecache.getline(frame.f_code.co_filename, frame.f_lineno)
-        if event == "line" and marker in line:
-            reached.set()
-            forked.wait(WAIT * 3)
-        return local
-
-    def tracer(frame: FrameType, event: str, arg: Any) -> Any:
-        return local if frame.f_code is code else None
 
     def forker() -> None:
         reached.wait(WAIT)
@@ -76,7 +59,7 @@ def fork_at(code: Any, marker: str, step: Any) -> bool:
 
     thread = threading.Thread(target=forker)
     thread.start()
-    sys.settrace(tracer)
+    sys.settrace(pausing_at(code, marker, reached, forked, WAIT * 3))
     try:
         step()
     finally:
@@ -91,9 +74,7 @@ def main() -> int:
     directory = tempfile.mkdtemp(prefix="attack-deaf-")
     failures = []
     try:
-        source = os.path.join(directory, "weights.bin")
-        with open(source, "wb") as f:
-            f.write(b"w")
+        source = file_in(directory, "weights.bin", b"w")
         owner: list[FileBackedData] = []
         code = FileBackedData._move_held.__func__.__code__  # type: ignore[attr-defined]
         if not fork_at(code, "cls._take(", lambda: owner.append(FileBackedData.move_from(source))):

@@ -17,26 +17,22 @@ import tempfile
 from types import FrameType
 from typing import Any
 
-from reference import hooks
-from reference.hooks import CompileSpec, FileBackedAotiBackend, Weights
+from _campaign import SPECS, as_other, file_in
 
-SPECS = [CompileSpec("low_memory_mode", b"ON")]
+from reference import hooks
+from reference.hooks import FileBackedAotiBackend, Weights
+
 THEIRS = b"the co-user's own file"
 
 
 def plant(path: str) -> bool:
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.setgid(65534)
-            os.setuid(65534)
-            with open(path, "xb") as f:
-                f.write(THEIRS)
-        except BaseException:
-            os._exit(1)
-        os._exit(0)
-    _, status = os.waitpid(pid, 0)
-    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    """Make the co-user's file at ``path``, as uid 65534; whether it could."""
+
+    def make() -> None:
+        with open(path, "xb") as f:
+            f.write(THEIRS)
+
+    return as_other(make)
 
 
 def main() -> int:
@@ -46,9 +42,7 @@ def main() -> int:
     shared = tempfile.mkdtemp(prefix="attack-race-")
     try:
         os.chmod(shared, 0o1777)
-        so = os.path.join(shared, "m.wrapper.so")
-        with open(so, "wb"):
-            pass
+        so = file_in(shared)
         blob = os.path.join(shared, "m.wrapper_weights.blob")
         planted = [False]
 

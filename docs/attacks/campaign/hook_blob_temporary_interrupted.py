@@ -12,23 +12,15 @@ import shutil
 import signal
 import sys
 import tempfile
-from types import FrameType
 from typing import Any
 
-from reference import hooks
-from reference.hooks import CompileSpec, FileBackedAotiBackend, Weights
+from _campaign import SPECS, Interrupt, file_in, handler, interrupted_at
 
-SPECS = [CompileSpec("low_memory_mode", b"ON")]
+from reference import hooks
+from reference.hooks import FileBackedAotiBackend, Weights
+
 CODE = hooks._write_blob.__code__
 LINES = sorted({line for _, _, line in CODE.co_lines() if line is not None})
-
-
-class Interrupt(Exception):
-    """What the program's handler raises."""
-
-
-def handler(signum: int, frame: FrameType | None) -> None:
-    raise Interrupt(signum)
 
 
 class ProducerFailed(Exception):
@@ -45,29 +37,14 @@ def attempt(targets: list[int], fail: bool = False) -> tuple[bool, list[str], in
     producer failing first when ``fail``); whether it fired, the temporary files left,
     descriptors leaked."""
     directory = tempfile.mkdtemp(prefix="attack-hook-")
-    so = os.path.join(directory, "m.wrapper.so")
-    with open(so, "wb"):
-        pass
-    pending = list(targets)
+    so = file_in(directory)
     before = len(os.listdir("/proc/self/fd"))
-
-    def local(frame: FrameType, event: str, arg: Any) -> Any:
-        if event == "line" and pending and frame.f_lineno == pending[0]:
-            pending.pop(0)
-            signal.raise_signal(signal.SIGUSR1)
-        return local
-
-    def tracer(frame: FrameType, event: str, arg: Any) -> Any:
-        return local if frame.f_code is CODE else None
-
-    sys.settrace(tracer)
-    try:
-        chunks = failing_weights() if fail else [b"w" * 100]
-        FileBackedAotiBackend.materialize_weights_blob([so, Weights(chunks)], SPECS)
-    except (Interrupt, ProducerFailed):
-        pass
-    finally:
-        sys.settrace(None)
+    with interrupted_at(CODE, targets) as pending:
+        try:
+            chunks = failing_weights() if fail else [b"w" * 100]
+            FileBackedAotiBackend.materialize_weights_blob([so, Weights(chunks)], SPECS)
+        except (Interrupt, ProducerFailed):
+            pass
     leaked_fds = len(os.listdir("/proc/self/fd")) - before
     left = [n for n in os.listdir(directory) if n.endswith(".tmp")]
     shutil.rmtree(directory)

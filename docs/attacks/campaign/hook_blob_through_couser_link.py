@@ -15,25 +15,11 @@ import shutil
 import sys
 import tempfile
 
-from reference.hooks import CompileSpec, FileBackedAotiBackend, Weights
+from _campaign import SPECS, as_other, file_in
 
-SPECS = [CompileSpec("low_memory_mode", b"ON")]
+from reference.hooks import FileBackedAotiBackend, Weights
+
 EARLIER = b"the exporting user's earlier blob, of another model"
-
-
-def as_other(action: str, *args: str) -> bool:
-    """Run ``os.<action>(*args)`` as uid 65534; whether it succeeded."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.setgid(65534)
-            os.setuid(65534)
-            getattr(os, action)(*args)
-        except BaseException:
-            os._exit(1)
-        os._exit(0)
-    _, status = os.waitpid(pid, 0)
-    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
 def main() -> int:
@@ -44,15 +30,13 @@ def main() -> int:
     private = tempfile.mkdtemp(prefix="attack-private-")  # mode 0700, the exporter's
     try:
         os.chmod(shared, 0o1777)
-        if not as_other("symlink", private, os.path.join(shared, "out")):
+        if not as_other(lambda: os.symlink(private, os.path.join(shared, "out"))):
             print("not testable here: the second uid cannot make a link in a sticky directory")
             return 0
         earlier = os.path.join(private, "m.wrapper_weights.blob")
         with open(earlier, "wb") as f:
             f.write(EARLIER)
-        so = os.path.join(shared, "out", "m.wrapper.so")
-        with open(so, "wb"):
-            pass
+        so = file_in(os.path.join(shared, "out"))
         try:
             FileBackedAotiBackend.materialize_weights_blob([so, Weights([b"new" * 100])], SPECS)
         except (OSError, ValueError) as exc:

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import sys
 import tempfile
 import threading
-import time
-from types import FrameType
-from typing import Any
+
+from _campaign import bounded_wait, pausing_at
 
 from reference.hooks import CompileSpec, FileBackedAotiBackend, Weights
 
@@ -30,16 +28,8 @@ def main() -> int:
     inside = threading.Event()
     release = threading.Event()
     target = tempfile._get_candidate_names.__code__  # type: ignore[attr-defined]
-
-    def local(frame: FrameType, event: str, arg: Any) -> Any:
-        # the line that builds the name sequence runs with the lock held
-        if event == "line" and "_RandomNameSequence()" in _line(frame):
-            inside.set()
-            release.wait(WAIT * 3)
-        return local
-
-    def tracer(frame: FrameType, event: str, arg: Any) -> Any:
-        return local if frame.f_code is target else None
+    # the line that builds the name sequence runs with the lock held
+    tracer = pausing_at(target, "_RandomNameSequence()", inside, release, WAIT * 3)
 
     def first_temporary() -> None:
         sys.settrace(tracer)
@@ -65,15 +55,9 @@ def main() -> int:
             finally:
                 os._exit(0)
         release.set()
-        deadline = time.monotonic() + WAIT
-        while time.monotonic() < deadline:
-            done, _ = os.waitpid(pid, os.WNOHANG)
-            if done:
-                print("held: the forked child materialized its weights blob")
-                return 0
-            time.sleep(0.05)
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
+        if bounded_wait(pid, WAIT) is not None:
+            print("held: the forked child materialized its weights blob")
+            return 0
         print(
             f"HUNG: a child forked while a thread held tempfile's first-name lock waited "
             f"{WAIT:.0f} s in materialize_weights_blob (tempfile.mkstemp) and was killed"
@@ -88,12 +72,6 @@ def _private_dir() -> str:
     path = f"/tmp/attack-fork-{os.getpid()}"
     os.mkdir(path, 0o700)
     return path
-
-
-def _line(frame: FrameType) -> str:
-    import linecache
-
-    return linecache.getline(frame.f_code.co_filename, frame.f_lineno)
 
 
 if __name__ == "__main__":

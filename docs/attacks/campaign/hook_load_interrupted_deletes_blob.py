@@ -15,68 +15,38 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
-import os
 import shutil
 import signal
 import sys
 import tempfile
-from types import FrameType
-from typing import Any
+
+from _campaign import SPECS, Interrupt, file_in, handler, holding, interrupted_at
 
 from reference import hooks
-from reference.hooks import CompileSpec, FileBackedAotiBackend, Weights
+from reference.hooks import FileBackedAotiBackend, Weights
 from reference.named_data import NamedDataStore
 
-SPECS = [CompileSpec("low_memory_mode", b"ON")]
 CODE = FileBackedAotiBackend.load_weights_blob.__func__.__code__  # type: ignore[attr-defined]
 WEIGHTS = b"hours of training" * 1000
-
-
-class Interrupt(Exception):
-    """What the program's handler raises."""
-
-
-def handler(signum: int, frame: FrameType | None) -> None:
-    raise Interrupt(signum)
 
 
 def attempt(line: int) -> tuple[bool, list[str]]:
     directory = tempfile.mkdtemp(prefix="attack-load-")
     try:
-        so = os.path.join(directory, "m.wrapper.so")
-        with open(so, "wb"):
-            pass
-        out = FileBackedAotiBackend.materialize_weights_blob([so, Weights([WEIGHTS])], SPECS)
+        out = FileBackedAotiBackend.materialize_weights_blob(
+            [file_in(directory), Weights([WEIGHTS])], SPECS
+        )
         assert isinstance(out, list)
         blob = out[-1]
-        fired = [False]
-
-        def local(frame: FrameType, event: str, arg: Any) -> Any:
-            if event == "line" and frame.f_lineno == line and not fired[0]:
-                fired[0] = True
-                signal.raise_signal(signal.SIGUSR1)
-            return local
-
-        def tracer(frame: FrameType, event: str, arg: Any) -> Any:
-            return local if frame.f_code is CODE else None
-
-        sys.settrace(tracer)
-        try:
-            FileBackedAotiBackend.load_weights_blob(blob, SPECS)
-        except Interrupt:
-            pass
-        else:
-            fired[0] = False  # the load returned its owner: nothing to check
-        finally:
-            sys.settrace(None)
+        with interrupted_at(CODE, [line]) as pending:
+            try:
+                FileBackedAotiBackend.load_weights_blob(blob, SPECS)
+            except Interrupt:
+                fired = not pending
+            else:
+                fired = False  # the load returned its owner: nothing to check
         gc.collect()
-        holding = []
-        for name in os.listdir(directory):
-            path = os.path.join(directory, name)
-            with open(path, "rb") as f:
-                if f.read() == WEIGHTS:
-                    holding.append(name)
-        return fired[0], holding
+        return fired, holding(directory, WEIGHTS)
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 
@@ -86,10 +56,9 @@ def refused_store() -> list[str]:
     weights afterwards."""
     directory = tempfile.mkdtemp(prefix="attack-store-")
     try:
-        so = os.path.join(directory, "m.wrapper.so")
-        with open(so, "wb"):
-            pass
-        out = FileBackedAotiBackend.materialize_weights_blob([so, Weights([WEIGHTS])], SPECS)
+        out = FileBackedAotiBackend.materialize_weights_blob(
+            [file_in(directory), Weights([WEIGHTS])], SPECS
+        )
         assert isinstance(out, list)
         store = NamedDataStore()
         key = hashlib.sha256(WEIGHTS).hexdigest() + hooks.WEIGHTS_BLOB_SUFFIX
@@ -97,12 +66,7 @@ def refused_store() -> list[str]:
         with contextlib.suppress(ValueError):
             FileBackedAotiBackend.store_weights_blob(out[-1], SPECS, store)
         gc.collect()
-        holding = []
-        for name in os.listdir(directory):
-            with open(os.path.join(directory, name), "rb") as f:
-                if f.read() == WEIGHTS:
-                    holding.append(name)
-        return holding
+        return holding(directory, WEIGHTS)
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 

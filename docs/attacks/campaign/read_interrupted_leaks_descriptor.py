@@ -11,14 +11,16 @@ none is."""
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import shutil
 import signal
 import sys
 import tempfile
-from types import CodeType, FrameType
-from typing import Any
+from types import CodeType
+
+from _campaign import Interrupt, file_in, handler, interrupted_at
 
 from reference import location, verified_reader
 from reference.file_backed import FileBackedData
@@ -28,14 +30,6 @@ TARGETS: list[CodeType] = [
     location.Location.open_in.__code__,
     location.Location.opened_directory.__wrapped__.__code__,  # type: ignore[attr-defined]
 ]
-
-
-class Interrupt(Exception):
-    """What the program's handler raises."""
-
-
-def handler(signum: int, frame: FrameType | None) -> None:
-    raise Interrupt(signum)
 
 
 def deleted_descriptors() -> list[str]:
@@ -54,28 +48,12 @@ def deleted_descriptors() -> list[str]:
 def attempt(code: CodeType, line: int) -> tuple[bool, list[str]]:
     directory = tempfile.mkdtemp(prefix="attack-read-")
     try:
-        source = os.path.join(directory, "weights.bin")
-        with open(source, "wb") as f:
-            f.write(b"w" * 4096)
-        owner = FileBackedData.move_from(source)
-        fired = [False]
-
-        def local(frame: FrameType, event: str, arg: Any) -> Any:
-            if event == "line" and frame.f_lineno == line and not fired[0]:
-                fired[0] = True
-                signal.raise_signal(signal.SIGUSR1)
-            return local
-
-        sys.settrace(lambda frame, event, arg: local if frame.f_code is code else None)
-        try:
+        owner = FileBackedData.move_from(file_in(directory, "weights.bin", b"w" * 4096))
+        with interrupted_at(code, [line]) as pending, contextlib.suppress(Interrupt):
             owner.prefix(10)
-        except Interrupt:
-            pass
-        finally:
-            sys.settrace(None)
         owner.close()
         gc.collect()
-        return fired[0], deleted_descriptors()
+        return not pending, deleted_descriptors()
     finally:
         shutil.rmtree(directory, ignore_errors=True)
 
