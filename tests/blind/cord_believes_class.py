@@ -28,7 +28,7 @@ class Claims:
     """Not bytes, but says so through ``__class__``."""
 
     @property  # type: ignore[misc]
-    def __class__(self) -> type:  # noqa: D105
+    def __class__(self) -> type:
         return bytes
 
     def __len__(self) -> int:

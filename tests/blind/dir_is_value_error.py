@@ -30,8 +30,10 @@ def scenario(impl: Implementation) -> str | None:
             impl.FileBackedData(tmp)
         except IsADirectoryError:
             return None
-        except Exception as exc:  # noqa: BLE001  # the wrong kind is the violation
-            return f"FileBackedData(<a directory>) raised {type(exc).__name__}, not IsADirectoryError"
+        except Exception as exc:  # the wrong kind is the violation
+            return (
+                f"FileBackedData(<a directory>) raised {type(exc).__name__}, not IsADirectoryError"
+            )
         return "FileBackedData(<a directory>) was accepted"
 
 

@@ -27,10 +27,11 @@ IMPLEMENTATION = implementation(__name__, DataEntry=DataEntry)
 
 
 def scenario(impl: Implementation) -> str | None:
-    index, alignment = "0", 1.5
+    index: object = "0"
+    alignment: object = 1.5
     try:
         entry = impl.DataEntry(index, alignment, None)
-    except Exception as exc:  # noqa: BLE001  # any refusal is the violation
+    except Exception as exc:  # any refusal is the violation
         return f"DataEntry('0', 1.5, None) raised {exc!r}"
     if entry.buffer_index is not index or entry.alignment is not alignment:
         return "DataEntry did not keep its values as given"

@@ -42,7 +42,9 @@ def scenario(impl: Implementation) -> str | None:
     except ValueError:
         return None
     out = store.get_named_data_store_output()
-    places = ["inline"] * ("k" in out.pte_data) + [t for t, m in out.external_data.items() if "k" in m]
+    places = ["inline"] * ("k" in out.pte_data) + [
+        t for t, m in out.external_data.items() if "k" in m
+    ]
     return f"key 'k' added inline and again under tag 't' with other data: entries in {places}"
 
 

@@ -18,7 +18,9 @@ from ._support import directory, make_file
 
 class FileBackedData(reference.FileBackedData):
     @classmethod
-    def move_from(cls, path: str, sha256: bytes | None = None) -> reference.FileBackedData:
+    def move_from(
+        cls, path: str | os.PathLike[str], sha256: bytes | None = None
+    ) -> reference.FileBackedData:
         if type(path) is str:
             path = os.path.realpath(path)
         return super().move_from(path, sha256)
@@ -40,7 +42,9 @@ def scenario(impl: Implementation) -> str | None:
             return None
         moved = not os.path.exists(target)
         blob.close()
-        return f"move_from(<a symbolic link>) was accepted (its target {'moved' if moved else 'kept'})"
+        return (
+            f"move_from(<a symbolic link>) was accepted (its target {'moved' if moved else 'kept'})"
+        )
 
 
 def demonstrate() -> str | None:

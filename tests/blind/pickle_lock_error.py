@@ -17,7 +17,7 @@ from ._support import directory, make_file
 
 
 class FileBackedData(reference.FileBackedData):
-    __reduce__ = object.__reduce__  # the default pickling, stopped only by the lock
+    __reduce__ = object.__reduce__  # type: ignore[assignment]  # the default pickling, stopped only by the lock
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
