@@ -1,0 +1,43 @@
+"""Breaks: NDS-ADD-4
+Profile: core
+Bug: ``add_named_data`` refuses an alignment that is not a power of two (the serializer's
+constraint checked in the store), where every positive alignment must be accepted (3 included).
+"""
+
+from __future__ import annotations
+
+import reference
+from conformance.api import Implementation
+
+from . import implementation
+
+
+class NamedDataStore(reference.NamedDataStore):
+    def add_named_data(
+        self,
+        key: str,
+        data: reference.CordBuffer,
+        alignment: int | None = 1,
+        external_tag: str | None = None,
+        tensor_layout: object | None = None,
+    ) -> None:
+        if type(alignment) is int and alignment > 0 and alignment & (alignment - 1):
+            raise ValueError(f"Alignment must be a power of 2, received {alignment}.")
+        super().add_named_data(key, data, alignment, external_tag, tensor_layout)
+
+
+IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    try:
+        store.add_named_data("k", b"abc", 3)
+    except ValueError as exc:
+        return f"alignment 3 was refused: {exc}"
+    entry = store.get_named_data_store_output().pte_data["k"]
+    return None if entry.alignment == 3 else f"alignment 3 was stored as {entry.alignment!r}"
+
+
+def demonstrate() -> str | None:
+    return scenario(IMPLEMENTATION)

@@ -1,0 +1,65 @@
+"""Breaks: FBD-CHANGE-1, FBD-IDENT-1
+Profile: strict
+Bug: the file's identity is checked with the float ``st_mtime``, not ``st_mtime_ns``: a file
+rewritten in place and stamped 1 ns after the recorded time has the same float time (about
+240 ns apart today), so it is read as the blob.
+"""
+
+from __future__ import annotations
+
+import os
+
+import reference
+from conformance.api import Implementation
+from reference.location import Location, identity_of
+from reference.verified_reader import _VerifiedReader
+
+from . import implementation
+from ._support import directory, make_file
+
+_T = 1_700_000_000 * 10**9
+
+
+class FileBackedData(reference.FileBackedData):
+    def _init(
+        self,
+        path: str,
+        st: os.stat_result,
+        digest: bytes | None,
+        owner: bool,
+        location: Location,
+    ) -> None:
+        super()._init(path, st, digest, owner, location)
+        self._mtime = st.st_mtime
+
+    def _open(self, directory: int | None = None) -> _VerifiedReader:
+        identity = self._identity
+        try:
+            st = os.stat(self._path)
+        except OSError:
+            st = None
+        if st is not None and (st.st_dev, st.st_ino) == identity[:2] and st.st_mtime == self._mtime:
+            identity = identity_of(st)  # the same time, as a float: the same file
+        return _VerifiedReader(self._location, identity, self._size, directory)
+
+
+IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        path = make_file(os.path.join(tmp, "w"), b"aaaa")
+        os.utime(path, ns=(_T, _T))
+        blob = impl.FileBackedData(path)
+        with open(path, "r+b") as f:
+            f.write(b"bbbb")
+        os.utime(path, ns=(_T + 1, _T + 1))
+        try:
+            got = blob.to_bytes()
+        except OSError:
+            return None
+    return f"a file rewritten and stamped 1 ns later was read as the blob: {got!r}"
+
+
+def demonstrate() -> str | None:
+    return scenario(IMPLEMENTATION)

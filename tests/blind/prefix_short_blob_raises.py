@@ -1,0 +1,46 @@
+"""Breaks: FBD-READ-1, NDS-DEDUP-3
+Profile: core
+Bug: ``prefix(n)`` treats a read that returns fewer than ``n`` bytes as a file that shrank, so a
+blob shorter than ``n`` (any blob under the 32 bytes of the dedup fingerprint) raises instead of
+giving its whole contents.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+
+import reference
+from conformance.api import Implementation
+
+from . import implementation
+from ._support import directory, make_file
+
+
+class FileBackedData(reference.FileBackedData):
+    def prefix(self, size: int) -> bytes:
+        data = super().prefix(size)
+        if len(data) != size:  # "a short read means the file changed"
+            raise reference.FileChangedError(
+                errno.ESTALE, f"short read: {len(data)} of {size} bytes", self.path
+            )
+        return data
+
+
+IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
+
+
+def scenario(impl: Implementation) -> str | None:
+    with directory() as tmp:
+        blob = impl.FileBackedData(make_file(os.path.join(tmp, "w"), b"0123456789"))
+        try:
+            got = blob.prefix(32)
+        except OSError as exc:
+            return f"prefix(32) of a 10-byte blob raised {exc!r}"
+        if got != b"0123456789":
+            return f"prefix(32) of a 10-byte blob gave {got!r}"
+    return None
+
+
+def demonstrate() -> str | None:
+    return scenario(IMPLEMENTATION)

@@ -1,0 +1,43 @@
+"""Breaks: NDS-KEY-6
+Profile: strict
+Bug: a key re-added with equal contents is compared by contents, place and alignment, but its
+``tensor_layout`` is not compared: the second layout is silently dropped.
+"""
+
+from __future__ import annotations
+
+import reference
+from conformance.api import Implementation
+from reference.named_data import DataEntry
+
+from . import implementation
+
+
+class NamedDataStore(reference.NamedDataStore):
+    def _readd(
+        self,
+        key: str,
+        data: reference.CordBuffer,
+        alignment: int,
+        tag: str | None,
+        layout: object,
+    ) -> DataEntry | None:
+        layout = self._entries(self._tags[key])[key].tensor_layout  # the first one kept
+        return super()._readd(key, data, alignment, tag, layout)
+
+
+IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
+
+
+def scenario(impl: Implementation) -> str | None:
+    store = impl.NamedDataStore()
+    store.add_named_data("k", b"abc", tensor_layout="NCHW")
+    try:
+        store.add_named_data("k", b"abc", tensor_layout="NHWC")
+    except ValueError as exc:
+        return None if "'k'" in str(exc) else f"the error does not name the key: {exc}"
+    return "a key re-added with another tensor_layout was accepted"
+
+
+def demonstrate() -> str | None:
+    return scenario(IMPLEMENTATION)
