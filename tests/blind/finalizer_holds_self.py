@@ -10,10 +10,10 @@ from __future__ import annotations
 import gc
 import os
 import weakref
+from typing import Any
 
 import reference
 from conformance.api import Implementation
-from reference.location import Location
 from reference.ownership import _release
 
 from . import implementation
@@ -21,15 +21,8 @@ from ._support import directory, make_file
 
 
 class FileBackedData(reference.FileBackedData):
-    def _init(
-        self,
-        path: str,
-        st: os.stat_result,
-        digest: bytes | None,
-        owner: bool,
-        location: Location,
-    ) -> None:
-        super()._init(path, st, digest, owner, location)
+    def _init(self, *args: Any, **kwargs: Any) -> None:
+        super()._init(*args, **kwargs)
         if self._finalizer is not None:
             self._finalizer.detach()
             self._finalizer = weakref.finalize(self, self._release_file)  # keeps self alive

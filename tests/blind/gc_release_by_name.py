@@ -11,10 +11,11 @@ import contextlib
 import gc
 import os
 import weakref
+from typing import Any
 
 import reference
 from conformance.api import Implementation
-from reference.location import Identity, Location
+from reference.location import Identity
 from reference.ownership import _unregister
 
 from . import implementation
@@ -31,15 +32,8 @@ def _remove_by_name(path: str, pid: int, identity: Identity) -> None:
 
 
 class FileBackedData(reference.FileBackedData):
-    def _init(
-        self,
-        path: str,
-        st: os.stat_result,
-        digest: bytes | None,
-        owner: bool,
-        location: Location,
-    ) -> None:
-        super()._init(path, st, digest, owner, location)
+    def _init(self, *args: Any, **kwargs: Any) -> None:
+        super()._init(*args, **kwargs)
         if self._finalizer is not None:
             self._finalizer.detach()
             self._finalizer = weakref.finalize(

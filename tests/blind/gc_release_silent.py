@@ -12,6 +12,7 @@ import gc
 import os
 import warnings
 import weakref
+from typing import Any
 
 import reference
 from conformance.api import Implementation
@@ -33,19 +34,12 @@ def _quiet_release(location: Location, identity: Identity, pid: int) -> None:
 
 
 class FileBackedData(reference.FileBackedData):
-    def _init(
-        self,
-        path: str,
-        st: os.stat_result,
-        digest: bytes | None,
-        owner: bool,
-        location: Location,
-    ) -> None:
-        super()._init(path, st, digest, owner, location)
+    def _init(self, *args: Any, **kwargs: Any) -> None:
+        super()._init(*args, **kwargs)
         if self._finalizer is not None:
             self._finalizer.detach()
             self._finalizer = weakref.finalize(
-                self, _quiet_release, location, self._identity, self._pid
+                self, _quiet_release, self._location, self._identity, self._pid
             )
             self._finalizer.atexit = False
 

@@ -7,10 +7,10 @@ read from it later, and to pin the inode), so a process cannot hold more blobs t
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import reference
 from conformance.api import Implementation
-from reference.location import Location
 
 from . import implementation
 from ._support import directory, make_file
@@ -19,15 +19,8 @@ from ._support import directory, make_file
 class FileBackedData(reference.FileBackedData):
     _fd = -1
 
-    def _init(
-        self,
-        path: str,
-        st: os.stat_result,
-        digest: bytes | None,
-        owner: bool,
-        location: Location,
-    ) -> None:
-        super()._init(path, st, digest, owner, location)
+    def _init(self, *args: Any, **kwargs: Any) -> None:
+        super()._init(*args, **kwargs)
         self._fd = os.open(self._path, os.O_RDONLY | os.O_CLOEXEC)
 
     def _close(self) -> None:

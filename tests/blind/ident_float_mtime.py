@@ -8,10 +8,11 @@ rewritten in place and stamped 1 ns after the recorded time has the same float t
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import reference
 from conformance.api import Implementation
-from reference.location import Location, identity_of
+from reference.location import identity_of
 from reference.verified_reader import _VerifiedReader
 
 from . import implementation
@@ -21,16 +22,9 @@ _T = 1_700_000_000 * 10**9
 
 
 class FileBackedData(reference.FileBackedData):
-    def _init(
-        self,
-        path: str,
-        st: os.stat_result,
-        digest: bytes | None,
-        owner: bool,
-        location: Location,
-    ) -> None:
-        super()._init(path, st, digest, owner, location)
-        self._mtime = st.st_mtime
+    def _init(self, *args: Any, **kwargs: Any) -> None:
+        super()._init(*args, **kwargs)
+        self._mtime = args[1].st_mtime  # the stat the reference recorded, as a float
 
     def _open(self, directory: int | None = None) -> _VerifiedReader:
         identity = self._identity
