@@ -38,6 +38,7 @@ from .verdicts import (
     Verdict,
     clause_results,
     clause_status,
+    shown_failure,
     verdict,
     with_reliance,
 )
@@ -578,9 +579,7 @@ class Report:
         for c in self.clauses:
             if c.status not in (Status.FAILED, Status.DEVIATION_FIXED):
                 continue
-            failing = [t for t in c.tests if t.fails(c.clause.id)]
-            # a test of its own first, before one blocked by it (as the clause's reason does)
-            test = min(failing, key=lambda t: bool(t.blocked_by)) if failing else None
+            test = shown_failure(c.tests, c.clause.id)
             if test is None:  # a declared deviation that was fixed: the reason says so
                 lines += wrap(f"{c.clause.id} {c.status.value}: {c.reason}", width, "    ")
             elif test.nodeid in shown:

@@ -54,6 +54,7 @@ __all__ = [
     "Verdict",
     "clause_results",
     "clause_status",
+    "shown_failure",
     "verdict",
     "with_reliance",
 ]
@@ -210,6 +211,15 @@ class ClauseResult:
     tests: tuple[Result, ...]
 
 
+def shown_failure(tests: Sequence[Result], clause: str | None = None) -> Result | None:
+    """The failure that says why clause ``clause`` (None: any clause) failed: a test of its own
+    first, before one blocked by it; None when no test failed it."""
+    failing = [
+        t for t in tests if t.outcome is Outcome.FAILED and (clause is None or t.fails(clause))
+    ]
+    return min(failing, key=lambda t: bool(t.blocked_by)) if failing else None
+
+
 def clause_status(tests: Sequence[Result], clause: str | None = None) -> tuple[Status, str]:
     """The status of clause ``clause`` (None: every test's failure fails it) whose tests had
     these results, and the reason to show with it."""
@@ -217,11 +227,8 @@ def clause_status(tests: Sequence[Result], clause: str | None = None) -> tuple[S
     def first(outcome: Outcome) -> Result | None:
         return next((t for t in tests if t.outcome is outcome), None)
 
-    failing = [
-        t for t in tests if t.outcome is Outcome.FAILED and (clause is None or t.fails(clause))
-    ]
-    if failing:  # a test of its own first, before one blocked by it
-        failed = min(failing, key=lambda t: bool(t.blocked_by))
+    failed = shown_failure(tests, clause)
+    if failed is not None:
         return (
             Status.FAILED,
             f"{failed.nodeid}: {failed.reason}" if failed.reason else failed.nodeid,
