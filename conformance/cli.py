@@ -29,12 +29,14 @@ from .adapters import load_implementation, selected_target
 from .adapters.backend_run import add_backend_option, run_backends
 from .api import ImplementationError
 from .harness.hypothesis_home import HOME_VARIABLE, default_home
-from .profiles import PROFILES
+from .profiles import PROFILES, Profile
 from .run.collect import CollectError, collect_suite
 from .run.console import Tee
 from .run.deviations import read_deviations, suite_test_names, unmatched
-from .run.options import REPORTER_NAME, SUITE, add_run_options, pytest_args
+from .run.options import SUITE, add_run_options
+from .run.plugin import REPORTER_NAME
 from .run.report import check_report_path, clause_columns, first_sentence, fit
+from .run.settings import RunSettings
 from .run.spec import Clause, SpecError, load_spec
 
 __all__ = [
@@ -45,7 +47,6 @@ __all__ = [
     "exit_status",
     "isolated",
     "main",
-    "pytest_args",
 ]
 
 
@@ -230,17 +231,17 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
     _check_parallel(extra)
     extra = seeded(isolated(extra), args.seed)
     reports = [str(Path(p).resolve()) for p in args.report]
-    argv = pytest_args(
+    settings = RunSettings(
         impl,
         args.profile,
-        reports,
+        tuple(reports),
         deviations,
         args.hypothesis_profile,
-        extra,
         args.shrink,
         args.timeout,
-        args.clause,
+        tuple(args.clause),
     )
+    argv = settings.pytest_args(extra)
     os.environ.setdefault(HOME_VARIABLE, str(default_home()))  # no .hypothesis/ left in the cwd
     seed = run_seed(extra)
     default = seed == str(DEFAULT_SEED) and args.seed is None
@@ -415,7 +416,7 @@ def _in_full(clause: Clause, width: int) -> str:
     return "\n".join(parts)
 
 
-def _with_tests(clauses: Sequence[Clause], lines: list[str], profile: str) -> list[str]:
+def _with_tests(clauses: Sequence[Clause], lines: list[str], profile: Profile) -> list[str]:
     """``lines`` (one per clause), each followed by the tests naming its clause, one per line
     without parameters; "(no test)" where none does."""
     try:
