@@ -41,7 +41,7 @@ from .suite_plugin import (
 __all__ = ["CordspecRun", "activate"]
 
 SUITE_PLUGIN_NAME = "cordspec-suite"
-REPORTER_NAME = "cordspec-reporter"
+_REPORTER_NAME = "cordspec-reporter"
 _RUN_KEY = pytest.StashKey["CordspecRun"]()
 _configs: list[pytest.Config] = []
 """The pytest runs configured in this process and not yet ended, innermost last (pytester nests
@@ -85,7 +85,7 @@ def pytest_configure(config: pytest.Config) -> None:
         activate(config)
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) reports
         reporter = _Reporter(config)
-        config.pluginmanager.register(reporter, REPORTER_NAME)
+        config.pluginmanager.register(reporter, _REPORTER_NAME)
         if run is not None:
             run.reporter = reporter
 
