@@ -32,9 +32,8 @@ from .profiles import PROFILES, Profile
 from .run.collect import CollectError, collect_suite
 from .run.console import Tee
 from .run.options import add_run_options
-from .run.plugin import CordspecRun
 from .run.report import check_report_path, clause_columns, first_sentence, fit
-from .run.settings import DeviationsError, RunSettings, SettingsError
+from .run.settings import CordspecRun, DeviationsError, RunSettings, SettingsError
 from .run.spec import Clause, SpecError, load_spec
 
 __all__ = [

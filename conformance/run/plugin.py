@@ -29,7 +29,7 @@ from .report import (
     build_report,
     make_header,
 )
-from .settings import RunSettings, settings_of, stash
+from .settings import RunSettings, handed, settings_of, stash
 from .suite_plugin import (
     IMPLEMENTATION_PROPERTY,
     UNMATCHED_OUTPUT,
@@ -38,11 +38,10 @@ from .suite_plugin import (
     spec_of,
 )
 
-__all__ = ["CordspecRun", "activate"]
+__all__ = ["activate"]
 
 SUITE_PLUGIN_NAME = "cordspec-suite"
 _REPORTER_NAME = "cordspec-reporter"
-_RUN_KEY = pytest.StashKey["CordspecRun"]()
 _configs: list[pytest.Config] = []
 """The pytest runs configured in this process and not yet ended, innermost last (pytester nests
 them)."""
@@ -53,28 +52,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     add_run_options(group.addoption, pytest=True)
 
 
-class CordspecRun:
-    """The plugin instance ``cordspec run`` starts pytest with: the run's settings, built and
-    checked before pytest started, and, once the run ended, its clause report."""
-
-    def __init__(self, settings: RunSettings) -> None:
-        self.settings = settings
-        self.reporter: _Reporter | None = None
-
-    @property
-    def report(self) -> Report | None:
-        """The run's clause report; None when no suite test ran."""
-        return self.reporter.report if self.reporter is not None else None
-
-    @pytest.hookimpl(tryfirst=True)  # before the session configures the run, which reads it
-    def pytest_cmdline_main(self, config: pytest.Config) -> None:
-        config.stash[_RUN_KEY] = self
-
-
 @pytest.hookimpl(tryfirst=True)  # before Hypothesis' plugin loads --hypothesis-profile
 def pytest_configure(config: pytest.Config) -> None:
     ours = is_cordspec_run(config)
-    run = config.stash.get(_RUN_KEY, None)
+    run = handed(config)
     settings = None
     if ours:  # the settings, once: those cordspec run built, else from the options
         settings = run.settings if run is not None else RunSettings.from_config(config)

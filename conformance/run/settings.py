@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+from typing import Protocol
 
 import pytest
 
@@ -29,12 +30,21 @@ from .deviations import (
     unmatched,
 )
 from .options import INI, SUITE, is_cordspec_run, pytest_flag, time_limit
-from .report import check_report_path
+from .report import Report, check_report_path
 from .spec import load_spec
 
-__all__ = ["DeviationsError", "RunSettings", "SettingsError", "settings_of", "stash"]
+__all__ = [
+    "CordspecRun",
+    "DeviationsError",
+    "RunSettings",
+    "SettingsError",
+    "handed",
+    "settings_of",
+    "stash",
+]
 
 _KEY = pytest.StashKey["RunSettings"]()
+_RUN_KEY = pytest.StashKey["CordspecRun"]()
 
 
 class SettingsError(ValueError):
@@ -246,3 +256,33 @@ def settings_of(config: pytest.Config) -> RunSettings:
     if _KEY not in config.stash:
         stash(config, RunSettings.from_config(config))
     return config.stash[_KEY]
+
+
+class _Reporter(Protocol):
+    report: Report | None
+
+
+class CordspecRun:
+    """The plugin instance ``cordspec run`` starts pytest with: the run's settings, built and
+    checked before pytest started, and, once the run ended, its clause report. (Here, not in
+    :mod:`.plugin`: importing that before pytest starts would import Hypothesis before pytest
+    can rewrite its asserts, a warning in every run.)"""
+
+    def __init__(self, settings: RunSettings) -> None:
+        self.settings = settings
+        self.reporter: _Reporter | None = None
+        """The plugin's clause reporter in this run, which the plugin sets at configure time."""
+
+    @property
+    def report(self) -> Report | None:
+        """The run's clause report; None when no suite test ran."""
+        return self.reporter.report if self.reporter is not None else None
+
+    @pytest.hookimpl(tryfirst=True)  # before the session configures the run, which reads it
+    def pytest_cmdline_main(self, config: pytest.Config) -> None:
+        config.stash[_RUN_KEY] = self
+
+
+def handed(config: pytest.Config) -> CordspecRun | None:
+    """The instance ``cordspec run`` started ``config``'s run with, if it did."""
+    return config.stash.get(_RUN_KEY, None)
