@@ -20,21 +20,20 @@ import sys
 import tempfile
 import textwrap
 from collections.abc import Sequence
-from pathlib import Path
 
 import pytest
 
 from . import environment
-from .adapters import load_implementation, selected_target
+from .adapters import selected_target
 from .adapters.backend_run import add_backend_option, run_backends
 from .api import ImplementationError
 from .harness.hypothesis_home import HOME_VARIABLE, default_home
-from .profiles import PROFILES
+from .profiles import PROFILES, Profile
 from .run.collect import CollectError, collect_suite
 from .run.console import Tee
-from .run.deviations import read_deviations, suite_test_names, unmatched
-from .run.options import REPORTER_NAME, SUITE, add_run_options, pytest_args
+from .run.options import add_run_options
 from .run.report import check_report_path, clause_columns, first_sentence, fit
+from .run.settings import CordspecRun, DeviationsError, RunSettings, SettingsError
 from .run.spec import Clause, SpecError, load_spec
 
 __all__ = [
@@ -45,7 +44,6 @@ __all__ = [
     "exit_status",
     "isolated",
     "main",
-    "pytest_args",
 ]
 
 
@@ -189,64 +187,27 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
-def _load(impl: str) -> None:
-    """Load the implementation once, so that a bad ``--impl`` stops the run before pytest starts."""
-    try:
-        load_implementation(impl)
-    except ImplementationError as exc:
-        raise _Failure(_one_line(str(exc))) from None
-    except Exception as exc:  # the module raised while importing: report it, don't trace it
-        raise _Failure(
-            _one_line(f"cannot load --impl {impl}: {type(exc).__name__}: {exc}")
-        ) from None
-
-
 def _run(args: argparse.Namespace, extra: list[str]) -> int:
     # Like ``python -m``, let ``--impl`` name modules of the directory the command runs in; last,
     # so that they cannot shadow installed packages.
     if os.getcwd() not in sys.path:
         sys.path.append(os.getcwd())
-    impl = selected_target(args.impl)
-    spec = load_spec()
-    unknown = [c for c in args.clause if c not in spec.clauses]
-    if unknown:
-        raise _Failure(f"--clause {unknown[0]}: no such clause (cordspec clauses lists them)")
     if getattr(args, "backend", None):  # one run per backend class, through this function
-        return run_backends(args, extra, _run, impl)
-    _load(impl)
-    deviations = None
-    if args.deviations is not None:
-        path = Path(args.deviations)
-        if not path.is_file():
-            raise _Failure(f"--deviations {args.deviations}: no such file")
-        try:
-            found = read_deviations(path)
-        except ValueError as exc:
-            raise _Failure(str(exc).replace("\n", "\ncordspec: ")) from None
-        problems = unmatched(found, spec.clauses, suite_test_names(SUITE))
-        if problems:
-            raise _Failure("\ncordspec: ".join(["deviations that match nothing:", *problems]))
-        deviations = str(path.resolve())
+        return run_backends(args, extra, _run, selected_target(args.impl))
+    try:  # checked once, here, before pytest starts
+        settings = RunSettings.from_args(args)
+    except SettingsError as exc:
+        message = str(exc) if isinstance(exc, DeviationsError) else _one_line(str(exc))
+        raise _Failure(message.replace("\n", "\ncordspec: ")) from None
     _check_parallel(extra)
     extra = seeded(isolated(extra), args.seed)
-    reports = [str(Path(p).resolve()) for p in args.report]
-    argv = pytest_args(
-        impl,
-        args.profile,
-        reports,
-        deviations,
-        args.hypothesis_profile,
-        extra,
-        args.shrink,
-        args.timeout,
-        args.clause,
-    )
+    argv = settings.pytest_args(extra)
     os.environ.setdefault(HOME_VARIABLE, str(default_home()))  # no .hypothesis/ left in the cwd
     seed = run_seed(extra)
     default = seed == str(DEFAULT_SEED) and args.seed is None
     why = " (the default: every plain run draws the same examples; --seed N draws others)"
     print(f"cordspec: Hypothesis seed {seed}{why if default else ''}")
-    observer = _Observer()
+    run = CordspecRun(settings)
     output = args.output or _output_file()
     try:
         full = open(output, "w", encoding="utf-8")  # noqa: SIM115  # closed below, after the run
@@ -256,12 +217,13 @@ def _run(args: argparse.Namespace, extra: list[str]) -> int:
         tee = Tee(sys.stdout, full)
         console, sys.stdout = sys.stdout, tee
         try:
-            status = pytest.main(argv, plugins=[observer])
+            status = pytest.main(argv, plugins=[run])
         finally:
             sys.stdout = console
             tee.flush()
     print(f"cordspec: pytest's full output (tracebacks and all) is in {output}")
-    return int(exit_status(status, observer.partial))
+    report = run.report
+    return int(exit_status(status, report is not None and bool(report.header.partial)))
 
 
 def _output_file() -> str:
@@ -269,19 +231,6 @@ def _output_file() -> str:
     fd, path = tempfile.mkstemp(prefix="cordspec-run-", suffix=".log")
     os.close(fd)
     return path
-
-
-class _Observer:
-    """Sees, after the plugin, whether the run's report was of a partial run."""
-
-    def __init__(self) -> None:
-        self.partial = False
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        reporter = session.config.pluginmanager.get_plugin(REPORTER_NAME)
-        report = getattr(reporter, "report", None)
-        self.partial = bool(report is not None and report.header.partial)
 
 
 def exit_status(pytest_status: int, partial: bool) -> Exit:
@@ -415,7 +364,7 @@ def _in_full(clause: Clause, width: int) -> str:
     return "\n".join(parts)
 
 
-def _with_tests(clauses: Sequence[Clause], lines: list[str], profile: str) -> list[str]:
+def _with_tests(clauses: Sequence[Clause], lines: list[str], profile: Profile) -> list[str]:
     """``lines`` (one per clause), each followed by the tests naming its clause, one per line
     without parameters; "(no test)" where none does."""
     try:

@@ -22,10 +22,11 @@ import jsonschema
 import pytest
 
 import reference
-from conformance.cli import clause_lines, first_sentence, main, pytest_args
+from conformance.cli import clause_lines, first_sentence, main
 from conformance.harness.hypothesis_home import HOME_VARIABLE
 from conformance.run.collect import SuiteTest, collect_suite, keyword_for
 from conformance.run.report import report_schema
+from conformance.run.settings import RunSettings
 from conformance.run.spec import PROFILES, load_spec
 from tests.children import REPO, shared_runs, subprocess_env
 from tests.test_planted_bugs import vectors_in
@@ -501,7 +502,8 @@ def test_the_repository_configuration_does_not_leak_in() -> None:
 
 
 def test_pytest_args() -> None:
-    args = pytest_args("x.y", "core", ["/r.md"], "/d.txt", "ci", ["-k", "foo"])
+    settings = RunSettings("x.y", "core", ("/r.md",), "/d.txt", "ci")
+    args = settings.pytest_args(["-k", "foo"])
     assert args[:2] == ["-c", str(REPO / "conformance" / "cordspec.ini")]
     assert args[4:6] == ["-p", "no:cacheprovider"]
     assert str(REPO / "conformance" / "suite") in args

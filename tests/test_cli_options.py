@@ -12,6 +12,7 @@ from conformance import cli
 from conformance.cli import EXIT_HELP, Exit, exit_status, isolated, main
 from conformance.run.console import Tee
 from conformance.run.options import RUN_OPTIONS, time_limit
+from conformance.run.settings import RunSettings
 
 
 @pytest.mark.parametrize(
@@ -87,11 +88,11 @@ def test_the_default_is_a_worker_per_core(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_the_timeout_reaches_pytest() -> None:
-    args = cli.pytest_args("reference", "core", timeout=2.5)
+    args = RunSettings("reference", "core", timeout=2.5).pytest_args()
     at = args.index("--cordspec-timeout")
     assert args[at + 1] == "2.5"
     assert next(o for o in RUN_OPTIONS if o.flag == "--timeout").settings["default"] is None
-    assert "--cordspec-timeout" not in cli.pytest_args("reference", "core", shrink=True)
+    assert "--cordspec-timeout" not in RunSettings("reference", "core", shrink=True).pytest_args()
 
 
 def test_a_shrinking_run_has_a_longer_default_time_limit() -> None:

@@ -12,7 +12,6 @@ the implementation's import that still names what it should have forgotten) take
 
 from __future__ import annotations
 
-import contextlib
 import gc
 from collections.abc import Generator
 from pathlib import Path
@@ -60,12 +59,8 @@ class FrozenHeap:
     def pytest_runtestloop(self, session: pytest.Session) -> None:
         if not self.active or not session.items:
             return
-        from ..adapters import load_implementation, selected_target
-
-        # what the implementation's import makes is frozen with the rest; a failure to load is
-        # the impl fixture's to report, as without the freeze
-        with contextlib.suppress(Exception):
-            load_implementation(selected_target(session.config.getoption("cordspec_impl")))
+        # the run's settings loaded the implementation at configure time, in this process too:
+        # what its import made is frozen with the rest
         _freeze()
         self.frozen = True
 

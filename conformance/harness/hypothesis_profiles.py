@@ -112,17 +112,17 @@ def register() -> None:
         settings.load_profile(default_profile() + ("" if _shrink else NO_SHRINK))
 
 
-def configure(config: pytest.Config, ours: bool) -> None:
+def configure(config: pytest.Config, ours: bool, shrink: bool = False) -> None:
     """Before Hypothesis' plugin loads the profile ``--hypothesis-profile`` names: register the
     profiles (only the missing names unless the run is ``ours``, the suite's), take the example
     directory ``cordspec run`` chose (in its runs only), and remember whether a profile was
-    named and whether ``--shrink`` was given."""
+    named and whether the run ``shrink``s (``--shrink``, from the run's settings)."""
     global _explicit, _shrink
     home = os.environ.get(HOME_VARIABLE)
     if home and ours:  # set by `cordspec run` (and inherited by xdist workers)
         set_hypothesis_home_dir(home)
     register_profiles(replace=ours)
-    _shrink = bool(config.getoption("cordspec_shrink", False))
+    _shrink = shrink
     try:
         _explicit = bool(config.getoption("--hypothesis-profile"))
     except ValueError:  # Hypothesis' plugin is not active in this run

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from .. import environment
-from . import options
+from ..profiles import Profile
+from .settings import RunSettings
 
 __all__ = ["CollectError", "SuiteTest", "collect_suite", "keyword_for"]
 
@@ -60,10 +61,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def collect_suite(
-    profile: str = "strict", impl: str = "reference", env: Mapping[str, str] | None = None
+    profile: Profile = "strict", impl: str = "reference", env: Mapping[str, str] | None = None
 ) -> list[SuiteTest]:
     """The suite as ``cordspec run --impl <impl> --profile <profile>`` collects it."""
-    args = options.pytest_args(impl, profile, extra=["--collect-only", "-q", "-p", __name__])
+    args = RunSettings(impl, profile).pytest_args(["--collect-only", "-q", "-p", __name__])
     with tempfile.TemporaryDirectory(prefix="cordspec-collect-") as scratch:
         output = Path(scratch, "suite.json")
         proc = subprocess.run(

@@ -5,7 +5,7 @@ with another plugin's options (pytest-profiling's ``--profile``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,14 +17,12 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "INI",
     "PYTEST_PREFIX",
-    "REPORTER_NAME",
     "RUN_OPTIONS",
     "SHRINK_TIMEOUT",
     "SUITE",
     "RunOption",
     "add_run_options",
     "is_cordspec_run",
-    "pytest_args",
     "pytest_flag",
     "time_limit",
 ]
@@ -42,9 +40,6 @@ INI = Path(__file__).parents[1] / "cordspec.ini"
 """``cordspec run``'s pytest configuration (passed with ``-c``)."""
 SUITE = Path(__file__).parents[1] / "suite"
 """The installed suite's directory, which ``cordspec run`` gives pytest to collect."""
-REPORTER_NAME = "cordspec-reporter"
-"""The name under which the plugin registers its clause reporter (``cordspec run`` reads the
-report's partiality from it)."""
 _OURS = pytest.StashKey[bool]()
 
 
@@ -152,33 +147,3 @@ def is_cordspec_run(config: pytest.Config) -> bool:
             ours = ours or value not in (None, False, [], option.settings.get("default"))
         config.stash[_OURS] = ours
     return config.stash[_OURS]
-
-
-def pytest_args(
-    impl: str,
-    profile: str,
-    reports: Sequence[str] = (),
-    deviations: str | None = None,
-    hypothesis_profile: str | None = None,
-    extra: Sequence[str] = (),
-    shrink: bool = False,
-    timeout: float | None = None,
-    clauses: Sequence[str] = (),
-) -> list[str]:
-    """The pytest command line ``cordspec run`` uses: its options as the plugin spells them
-    (``--cordspec-impl``, ...)."""
-    args = ["-c", str(INI), "--rootdir", str(INI.parent), "-p", "no:cacheprovider", str(SUITE)]
-    args += ["--cordspec-impl", impl, "--cordspec-profile", profile]
-    for path in reports:
-        args += ["--cordspec-report", path]
-    if deviations is not None:
-        args += ["--cordspec-deviations", deviations]
-    if hypothesis_profile is not None:
-        args += ["--hypothesis-profile", hypothesis_profile]
-    if shrink:
-        args.append("--cordspec-shrink")
-    if timeout is not None:
-        args += ["--cordspec-timeout", f"{timeout:g}"]
-    for clause in clauses:
-        args += ["--cordspec-clause", clause]
-    return [*args, *extra]

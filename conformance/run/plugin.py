@@ -16,12 +16,10 @@ import shlex
 
 import pytest
 
-from ..adapters import load_implementation, selected_target
-from ..api import Implementation
 from ..harness import hypothesis_profiles
 from . import suite_plugin
 from .deviations import declared_clauses
-from .options import REPORTER_NAME, add_run_options, is_cordspec_run
+from .options import add_run_options, is_cordspec_run
 from .report import (
     CLAUSES_PROPERTY,
     OVERRIDE_PREFIX,
@@ -29,9 +27,9 @@ from .report import (
     Kind,
     Report,
     build_report,
-    check_report_path,
     make_header,
 )
+from .settings import RunSettings, handed, settings_of, stash
 from .suite_plugin import (
     IMPLEMENTATION_PROPERTY,
     UNMATCHED_OUTPUT,
@@ -43,6 +41,7 @@ from .suite_plugin import (
 __all__ = ["activate"]
 
 SUITE_PLUGIN_NAME = "cordspec-suite"
+_REPORTER_NAME = "cordspec-reporter"
 _configs: list[pytest.Config] = []
 """The pytest runs configured in this process and not yet ended, innermost last (pytester nests
 them)."""
@@ -55,18 +54,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.hookimpl(tryfirst=True)  # before Hypothesis' plugin loads --hypothesis-profile
 def pytest_configure(config: pytest.Config) -> None:
-    for path in config.getoption("cordspec_report"):
-        try:
-            check_report_path(path)
-        except ValueError as exc:
-            raise pytest.UsageError(f"--cordspec-report {exc}") from None
-    _configs.append(config)
     ours = is_cordspec_run(config)
-    hypothesis_profiles.configure(config, ours)
+    run = handed(config)
+    settings = None
+    if ours:  # the settings, once: those cordspec run built, else from the options
+        settings = run.settings if run is not None else RunSettings.from_config(config)
+        stash(config, settings)
+    _configs.append(config)
+    hypothesis_profiles.configure(config, ours, shrink=settings is not None and settings.shrink)
     if ours:
         activate(config)
     if not hasattr(config, "workerinput"):  # the controller (or a run without xdist) reports
-        config.pluginmanager.register(_Reporter(config), REPORTER_NAME)
+        reporter = _Reporter(config)
+        config.pluginmanager.register(reporter, _REPORTER_NAME)
+        if run is not None:
+            run.reporter = reporter
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -96,7 +98,7 @@ def _restriction(config: pytest.Config) -> str:
             parts.append(f"{flag} {value!r}")
     for nodeid in config.getoption("deselect", default=None) or []:
         parts.append(f"--deselect {nodeid}")
-    parts.extend(f"--clause {c}" for c in config.getoption("cordspec_clause", default=None) or [])
+    parts.extend(f"--clause {c}" for c in settings_of(config).clauses)
     return " ".join(parts)
 
 
@@ -143,8 +145,9 @@ class _Reporter:
 
     def _build(self) -> Report:
         config = self.config
+        settings = settings_of(config)
         spec = spec_of(config)
-        profile = config.getoption("cordspec_profile")
+        profile = settings.profile
         partial = _restriction(config)
         if self.ran:  # what the tests ran, which an override of ``impl`` may have changed
             described = [json.loads(d) for d in sorted(self.ran)]  # xdist: in any order
@@ -158,19 +161,15 @@ class _Reporter:
                 implementation=name,
                 version=version,
                 absent=tuple(map(tuple, absent)),
-                chosen=tuple(config.getoption("cordspec_clause") or ()),
+                chosen=settings.clauses,
             )
             return build_report(spec, header, self.collector.results(), self._declared())
-        impl = selected_target(config.getoption("cordspec_impl"))
-        try:
-            implementation: Implementation | None = load_implementation(impl)
-            error = ""
-        except Exception as exc:  # described in the report; the tests already said what failed
-            implementation, error = None, f"{type(exc).__name__}: {exc}"
-        header = make_header(impl, profile, spec, implementation, error, partial=partial)
-        header = dataclasses.replace(
-            header, chosen=tuple(config.getoption("cordspec_clause") or ())
+        # described in the report; the tests already said what failed
+        error = settings.load_error
+        header = make_header(
+            settings.impl, profile, spec, settings.implementation, error, partial=partial
         )
+        header = dataclasses.replace(header, chosen=settings.clauses)
         return build_report(spec, header, self.collector.results(), self._declared())
 
     def _rerun(self, clause: str) -> str:
@@ -183,9 +182,9 @@ class _Reporter:
         if report is not None and report.header.impl.startswith(OVERRIDE_PREFIX):
             tree = report.header.impl[len(OVERRIDE_PREFIX) :].split("; ")[0]
             return shlex.join(["pytest", tree, "--cordspec-clause", clause, *pytest_extra])
-        args = ["cordspec", "run", "--impl", selected_target(config.getoption("cordspec_impl"))]
-        args += ["--profile", config.getoption("cordspec_profile")]
-        deviations = config.getoption("cordspec_deviations")
+        settings = settings_of(config)
+        args = ["cordspec", "run", "--impl", settings.impl, "--profile", settings.profile]
+        deviations = settings.deviations_file
         if deviations:
             args += ["--deviations", deviations]
         args += ["--clause", clause]
@@ -205,7 +204,7 @@ class _Reporter:
             self.report = report = dataclasses.replace(
                 report, header=dataclasses.replace(report.header, interrupted=True)
             )
-        for path in self.config.getoption("cordspec_report"):
+        for path in settings_of(self.config).reports:
             try:
                 report.write(path)
             except OSError as exc:
@@ -233,12 +232,9 @@ class _Reporter:
         ]
         if not failed or not hypothesis_profiles.shrink_hint_wanted():
             return
-        config = self.config
+        settings = settings_of(self.config)
         command = hypothesis_profiles.shrink_command(
-            selected_target(config.getoption("cordspec_impl")),
-            config.getoption("cordspec_profile"),
-            config.getoption("cordspec_deviations"),
-            failed,
+            settings.impl, settings.profile, settings.deviations_file, failed
         )
         terminalreporter.write_line(
             "cordspec: failing examples were not shrunk; for minimal ones, run: " + command,
@@ -251,7 +247,7 @@ class _Reporter:
         if report is None:
             for error in self.errors:
                 tr.write_line(error, red=True)
-            if self.config.getoption("cordspec_report"):
+            if is_cordspec_run(self.config) and settings_of(self.config).reports:
                 tr.write_line("cordspec: no suite test ran, so no report was written")
             return
         width = max(60, min(100, tr._tw.fullwidth))

@@ -14,28 +14,25 @@ import json
 import re
 import signal
 import threading
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Mapping
 from pathlib import Path
 
 import pluggy
 import pytest
 
-from ..adapters import load_implementation, selected_target
-from ..api import Capability, Implementation, ImplementationError
+from ..api import Capability, Implementation
 from ..harness import interrupts
 from ..harness.checks import failed_clauses
 from ..harness.gc_freeze import FrozenHeap
 from ..harness.helpers import Blobs, left_behind, placeholders
 from .deviations import (
     Deviation,
-    builtin_deviations_path,
     declared_clauses,
-    read_deviations,
     reason_clauses,
     suite_test_names,
     unmatched,
 )
-from .options import is_cordspec_run, time_limit
+from .options import is_cordspec_run
 from .report import (
     BLOCKED_PROPERTY,
     CLAUSES_PROPERTY,
@@ -47,6 +44,7 @@ from .report import (
     OVERRIDE_PREFIX,
     RELIES_ON_PROPERTY,
 )
+from .settings import settings_of
 from .spec import Spec, load_spec
 from .watchdog import Watchdog
 
@@ -56,8 +54,8 @@ _SMALL_BYTES = 4096
 _SUITE = Path(__file__).parents[1] / "suite"
 _SUITE_PACKAGE = "conformance.suite"
 _SPEC_KEY = pytest.StashKey[Spec]()
-_DEVIATIONS_KEY = pytest.StashKey[dict[str, Deviation]]()
-_LOADED_KEY = pytest.StashKey[Implementation]()
+_GIVEN_KEY = pytest.StashKey[bool]()
+"""Whether this plugin's ``impl`` fixture gave a test the implementation (not an override)."""
 _HUNG = re.compile(r"^Timeout \(>([0-9.]+)s\) from pytest-timeout")
 """pytest-timeout's message for a test that ran past its limit."""
 UNMATCHED_OUTPUT = "cordspec_unmatched"
@@ -91,21 +89,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(_InterruptGuard(), "cordspec-interrupt-guard")
     config.pluginmanager.register(FrozenHeap(config), "cordspec-frozen-heap")
     config.pluginmanager.register(Watchdog(), "cordspec-watchdog")  # a limit not to be swallowed
-    if is_cordspec_run(config) and not hasattr(config, "workerinput"):
-        _check_loads(config)
-
-
-def _check_loads(config: pytest.Config) -> None:
-    """Load the implementation the run names once, before any test or worker starts: one that
-    cannot be loaded is the run's usage error (said once), not an error of every test."""
-    target = selected_target(config.getoption("cordspec_impl"))
-    try:
-        load_implementation(target)
-    except ImplementationError as exc:
-        raise pytest.UsageError(f"cordspec: {exc}") from None
-    except Exception as exc:  # the module raised while importing: say so, don't trace it
-        message = f"cannot load --cordspec-impl {target}: {type(exc).__name__}: {exc}"
-        raise pytest.UsageError(f"cordspec: {message}") from None
 
 
 class _InterruptGuard:
@@ -171,19 +154,10 @@ def spec_of(config: pytest.Config) -> Spec:
     return config.stash[_SPEC_KEY]
 
 
-def deviations_of(config: pytest.Config) -> dict[str, Deviation]:
-    """The run's deviations (``--cordspec-deviations``, else the adapter's own), read once."""
-    if _DEVIATIONS_KEY not in config.stash:
-        option = config.getoption("cordspec_deviations")
-        target = selected_target(config.getoption("cordspec_impl"))
-        path = Path(option) if option else builtin_deviations_path(target)
-        if option and not path.is_file():
-            raise pytest.UsageError(f"--cordspec-deviations {option}: no such file")
-        try:
-            config.stash[_DEVIATIONS_KEY] = read_deviations(path, _version(target))
-        except ValueError as exc:
-            raise pytest.UsageError(f"bad deviations file:\n{exc}") from None
-    return config.stash[_DEVIATIONS_KEY]
+def deviations_of(config: pytest.Config) -> Mapping[str, Deviation]:
+    """The run's deviations (``--cordspec-deviations``, else the adapter's own), as its settings
+    read them."""
+    return settings_of(config).deviations
 
 
 def check_targets(config: pytest.Config, names: list[tuple[str, str]], cases: bool = True) -> None:
@@ -200,21 +174,14 @@ def check_targets(config: pytest.Config, names: list[tuple[str, str]], cases: bo
         raise pytest.UsageError("deviations that match nothing:\n" + "\n".join(problems))
 
 
-def _version(target: str) -> str | None:
-    """The version of the implementation under test, for release-tagged deviations."""
-    try:
-        return load_implementation(target).version
-    except Exception:  # the impl fixture reports a load failure; no tagged line applies then
-        return None
-
-
 @pytest.hookimpl(tryfirst=True)  # before -k or -m deselect: deviations are checked against all
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Check clause ids and deviations' targets, leave out tests outside the profile, mark known
     deviations xfail."""
     spec = spec_of(config)
-    profile = config.getoption("cordspec_profile")
-    deviations = deviations_of(config)
+    settings = settings_of(config)
+    profile = settings.profile
+    deviations = settings.deviations
     # Every process checks what it collected, before the profile, --clause, -k or -m leave any
     # of it out: a case those leave out is not run, never unmatched.
     names = [(getattr(i, "originalname", i.name), i.name) for i in items if judged(i)]
@@ -232,9 +199,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     keep: list[pytest.Item] = []
     dropped: list[pytest.Item] = []
-    timeout = time_limit(
-        config.getoption("cordspec_timeout"), bool(config.getoption("cordspec_shrink", False))
-    )
+    timeout = settings.time_limit
     limited = config.pluginmanager.hasplugin("timeout")  # pytest-timeout, a dependency
     for item in items:
         ids = clause_ids(item) if judged(item) else []
@@ -267,10 +232,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             if about:  # the clauses the lines say it deviates in: the report checks them
                 item.user_properties.append((DECLARES_PROPERTY, " ".join(about)))
         keep.append(item)
-    chosen = set(config.getoption("cordspec_clause") or ())
-    unknown = sorted(chosen - set(spec.clauses))
-    if unknown:
-        raise pytest.UsageError(f"--cordspec-clause {unknown[0]}: no such clause")
+    chosen = set(settings.clauses)  # each a clause of the spec, as the settings checked
     if chosen:  # --clause: only the tests naming one of those clauses
         dropped += [i for i in keep if not chosen & set(clause_ids(i))]
         keep = [i for i in keep if chosen & set(clause_ids(i))]
@@ -382,14 +344,11 @@ _POSITIONS = ((1, "op"), (2, "left"), (3, "right"))
 @pytest.fixture(scope="session")
 def impl(pytestconfig: pytest.Config) -> Implementation:
     """The implementation under test (override this fixture to test your own)."""
-    try:
-        implementation = load_implementation(
-            selected_target(pytestconfig.getoption("cordspec_impl"))
-        )
-    except ImplementationError as exc:  # here, not where the run checked it (another process)
-        pytest.fail(f"cordspec: {exc}", pytrace=False)
-    pytestconfig.stash[_LOADED_KEY] = implementation
-    return implementation
+    settings = settings_of(pytestconfig)
+    if settings.implementation is None:  # here, not where the run checked it (another process)
+        pytest.fail(f"cordspec: {settings.load_error}", pytrace=False)
+    pytestconfig.stash[_GIVEN_KEY] = True
+    return settings.implementation
 
 
 @pytest.fixture(autouse=True)
@@ -416,9 +375,9 @@ def _cordspec_applicable(request: pytest.FixtureRequest) -> None:
 def _describe(implementation: Implementation, request: pytest.FixtureRequest) -> str:
     """What the report says of the implementation a test ran: name, version, absent
     capabilities, and how it was chosen (``--impl``, or the test file whose ``impl`` gave it)."""
-    config = request.config
-    if config.stash.get(_LOADED_KEY, None) is implementation:
-        chosen = selected_target(config.getoption("cordspec_impl"))
+    settings = settings_of(request.config)
+    if request.config.stash.get(_GIVEN_KEY, False) and settings.implementation is implementation:
+        chosen = settings.impl
     else:
         chosen = f"{OVERRIDE_PREFIX}{request.node.nodeid.partition('::')[0]}"
     present = implementation.capabilities
