@@ -41,6 +41,19 @@ def check_refused(
     assert state(store) == before
 
 
+def check_collision_refused(
+    impl: Implementation, inline: list[tuple[str, bytes, int]], colliding: str, max_data_bytes: int
+) -> None:
+    """A store of ``inline`` entries (key, data, alignment) that externalizing at
+    ``max_data_bytes`` shards apart, and existing external data already under the tag the shard
+    of ``colliding`` would get: refused as a tag collision, the store unchanged (NDS-EXT-6)."""
+    store = impl.NamedDataStore()
+    store.add_named_data("external", b"ext", 8, tag_of("constants", [colliding]))
+    for entry in inline:
+        store.add_named_data(*entry)
+    check_refused(store, max_data_bytes, "constants", match="external data tag collision")
+
+
 def shards(store: NamedDataStore) -> dict[str, list[tuple[str, bytes, int, object]]]:
     """Each tag's entries in order, with the contents of their buffers."""
     out = store.get_named_data_store_output()
@@ -260,21 +273,15 @@ class TestExternalize:
 
     @clause("NDS-EXT-6")
     def test_tag_collision_is_rejected_atomically(self, impl: Implementation) -> None:
-        store = impl.NamedDataStore()
-        store.add_named_data("external", b"ext", 8, tag_of("constants", ["inline"]))
-        store.add_named_data("inline", b"inline", 16)
-        store.add_named_data("other", b"other data", 4)
-        check_refused(store, 10, "constants", match="external data tag collision")
+        inline = [("inline", b"inline", 16), ("other", b"other data", 4)]
+        check_collision_refused(impl, inline, "inline", 10)
 
     @clause("NDS-EXT-6")
     def test_collision_of_a_later_shard_is_rejected_atomically(self, impl: Implementation) -> None:
         # The colliding shard comes second: the first one is tagged (and, in a store that moves
         # shards as it goes, moved) before the collision is found.
-        store = impl.NamedDataStore()
-        store.add_named_data("external", b"ext", 8, tag_of("constants", ["second"]))
-        store.add_named_data("first", b"first!", 16)
-        store.add_named_data("second", b"second data", 4)
-        check_refused(store, 11, "constants", match="external data tag collision")
+        inline = [("first", b"first!", 16), ("second", b"second data", 4)]
+        check_collision_refused(impl, inline, "second", 11)
 
     @clause("NDS-EXT-7")
     def test_again_changes_nothing(self, impl: Implementation, blobs: Blobs) -> None:
