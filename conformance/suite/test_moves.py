@@ -377,6 +377,12 @@ def cases(names: list[str]) -> list[Any]:
     ]
 
 
+@pytest.fixture
+def failure(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Failure:
+    """The ``move_from`` failure the test's ``case`` parameter names, set up in its directory."""
+    return make_failure(case, tmp_path, monkeypatch)
+
+
 def must_raise(case: str, raised: BaseException | None) -> bool:
     """Whether the failure clauses apply: the case raised; a case in MUST_FAIL has to."""
     if case in MUST_FAIL:
@@ -389,14 +395,8 @@ class TestFailure:
     @clause("FBD-MOVE-4")
     @pytest.mark.parametrize("case", cases(FAILURES))
     def test_leaves_no_placeholder(
-        self,
-        impl: Implementation,
-        blobs: Blobs,
-        tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch,
-        case: str,
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, failure: Failure, case: str
     ) -> None:
-        failure = make_failure(case, tmp_path, monkeypatch)
         raised = failure.seen(attempt(impl, blobs, failure.path, failure.sha256))
         if must_raise(case, raised):
             assert placeholders(tmp_path) == []
@@ -404,14 +404,8 @@ class TestFailure:
     @clause("FBD-MOVE-5")
     @pytest.mark.parametrize("case", cases([*FAILURES, "replace-interrupted"]))
     def test_keeps_the_source(
-        self,
-        impl: Implementation,
-        blobs: Blobs,
-        tmp_path: Path,
-        monkeypatch: pytest.MonkeyPatch,
-        case: str,
+        self, impl: Implementation, blobs: Blobs, tmp_path: Path, failure: Failure, case: str
     ) -> None:
-        failure = make_failure(case, tmp_path, monkeypatch)
         before = describe(failure.source)
         try:
             raised = failure.seen(attempt(impl, blobs, failure.path, failure.sha256))
