@@ -25,7 +25,7 @@ from typing import Any, NoReturn
 import pytest
 from pyfakefs.fake_filesystem import FakeFilesystem
 
-from conformance.api import FileBackedData, Implementation
+from conformance.api import Cord, FileBackedData, Implementation
 from conformance.harness.checks import blame, check
 from conformance.harness.classes import FullRaw
 from conformance.harness.helpers import Blobs, close_all, placeholders, sha, snapshot, zeros_digest
@@ -38,6 +38,8 @@ DATA = hashlib.sha256(b"weights").digest() * 4096  # 128 KiB, no two 32-byte blo
 """Blob contents: larger than one small read, so a fault can land part-way."""
 FAULT_AFTER = 4096
 """Bytes a faulty file delivers before its reads fail."""
+FaultyBlob = Callable[[int], tuple[Path, FileBackedData, list[int]]]
+"""The ``faulty_blob`` fixture: a file, its blob and the list of faults, reads failing after n."""
 
 
 def _digest(data: bytes) -> tuple[int, str]:
@@ -375,15 +377,12 @@ class TestReadError:
     def test_read_error_propagates(
         self,
         impl: Implementation,
-        blobs: Blobs,
+        faulty_blob: FaultyBlob,
         monkeypatch: pytest.MonkeyPatch,
-        faulty_reads: Callable[[Path, int], list[int]],
         read: str,
         after: int,
     ) -> None:
-        path = blobs.file(DATA)
-        blob = blobs.wrap(path)
-        faults = faulty_reads(path, after)
+        path, blob, faults = faulty_blob(after)
         done, result = _through_faults(lambda: READS[read](blob), faults)
         if done:
             assert result in (DATA, hashlib.sha256(DATA).digest())
@@ -394,15 +393,9 @@ class TestReadError:
 
     @clause("FBD-FAULT-1")
     def test_prefix_read_error_propagates(
-        self,
-        impl: Implementation,
-        blobs: Blobs,
-        monkeypatch: pytest.MonkeyPatch,
-        faulty_reads: Callable[[Path, int], list[int]],
+        self, impl: Implementation, faulty_blob: FaultyBlob, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        path = blobs.file(DATA)
-        blob = blobs.wrap(path)
-        faults = faulty_reads(path, 0)
+        _, blob, faults = faulty_blob(0)
         done, result = _through_faults(lambda: blob.prefix(32), faults)
         if done:
             assert result == DATA[:32]
@@ -458,20 +451,14 @@ class TestReadError:
 
     @clause("FBD-FAULT-1", "NDS-ATOMIC-1")
     def test_read_error_while_adding_leaves_the_store_unchanged(
-        self,
-        impl: Implementation,
-        blobs: Blobs,
-        monkeypatch: pytest.MonkeyPatch,
-        faulty_reads: Callable[[Path, int], list[int]],
+        self, impl: Implementation, faulty_blob: FaultyBlob, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         """A blob with the fingerprint of a stored one must be hashed; the hash fails."""
         twin = DATA[:-1] + bytes([DATA[-1] ^ 1])  # same length and first 32 bytes, other bytes
         store = impl.NamedDataStore()
         store.add_named_data("first", twin)
         before = snapshot(store)
-        path = blobs.file(DATA)
-        blob = blobs.wrap(path)
-        faults = faulty_reads(path, FAULT_AFTER)
+        _, blob, faults = faulty_blob(FAULT_AFTER)
         done, _ = _through_faults(lambda: store.add_named_data("second", blob), faults)
         if not done:
             assert snapshot(store) == before
@@ -512,8 +499,40 @@ class TestReadError:
 
         return install
 
+    @pytest.fixture
+    def faulty_blob(
+        self, blobs: Blobs, faulty_reads: Callable[[Path, int], list[int]]
+    ) -> FaultyBlob:
+        """``faulty_blob(after)``: a file of DATA, a borrowing blob of it, and the list of faults
+        raised so far by reads of the file, which fail with EIO after ``after`` bytes."""
+
+        def make(after: int) -> tuple[Path, FileBackedData, list[int]]:
+            path = blobs.file(DATA)
+            blob = blobs.wrap(path)
+            return path, blob, faulty_reads(path, after)
+
+        return make
+
 
 # --- an output that accepts nothing ---------------------------------------------------------------
+
+
+def _check_refused_by_a_stuck_sink(
+    source: FileBackedData | Cord, room: int, size: int | None = None
+) -> None:
+    """``source.write_to_file`` into a sink that takes ``room`` bytes, then nothing, raises an
+    ``OSError``: it neither retries without end nor returns as if all of its ``size`` bytes (by
+    default its ``len()``, asked only then) were written."""
+    sink = StuckSink(room)
+    try:
+        source.write_to_file(sink)
+    except Looping:
+        pytest.fail("write_to_file retried a sink that accepts nothing without end")
+    except OSError:
+        pass
+    else:
+        size = len(source) if size is None else size
+        pytest.fail(f"write_to_file returned after writing {len(sink.data)} of {size}")
 
 
 @pytest.mark.requires("file-backed")
@@ -524,15 +543,7 @@ class TestOutputAcceptsNothing:
         self, impl: Implementation, blobs: Blobs, room: int
     ) -> None:
         blob = blobs.moved(DATA)
-        sink = StuckSink(room)
-        try:
-            blob.write_to_file(sink)
-        except Looping:
-            pytest.fail("write_to_file retried a sink that accepts nothing without end")
-        except OSError:
-            pass
-        else:
-            pytest.fail(f"write_to_file returned after writing {len(sink.data)} of {len(DATA)}")
+        _check_refused_by_a_stuck_sink(blob, room, len(DATA))
         assert blob.to_bytes() == DATA
 
     @clause("FBD-FAULT-3")
@@ -542,15 +553,7 @@ class TestOutputAcceptsNothing:
     ) -> None:
         cord = impl.Cord(b"header")
         cord.append(blobs.moved(DATA))
-        sink = StuckSink(room)
-        try:
-            cord.write_to_file(sink)
-        except Looping:
-            pytest.fail("write_to_file retried a sink that accepts nothing without end")
-        except OSError:
-            pass
-        else:
-            pytest.fail(f"write_to_file returned after writing {len(sink.data)} of {len(cord)}")
+        _check_refused_by_a_stuck_sink(cord, room)
 
 
 # --- full non-blocking outputs, outputs that are none (FBD-FAULT-3), sparse files (FBD-WRITE-3) ---
