@@ -255,6 +255,17 @@ class TestClose:
 # --- garbage collection ------------------------------------------------------------------------
 
 
+def _check_collected(path: Path, unraisable: list[str], dropped: str) -> None:
+    """Once ``gc.collect()`` has run, the owner ``dropped`` names (dropped by the caller) has
+    released its file at ``path``, and its release raised nothing."""
+    gc.collect()
+    assert not path.exists(), (
+        f"{dropped} was dropped and gc.collect() ran: "
+        f"expected {path.name} released; it is still there"
+    )
+    assert unraisable == [], f"the release at garbage collection raised: {unraisable}"
+
+
 @pytest.mark.requires("file-backed")
 class TestGarbageCollection(_Unraisable):
     @clause("FBD-CLOSE-4")
@@ -266,12 +277,7 @@ class TestGarbageCollection(_Unraisable):
         path = Path(impl.path_of(blob))
         assert path.is_file()
         del blob
-        gc.collect()
-        assert not path.exists(), (
-            f"the last reference to an owner made by {how} was dropped and gc.collect() ran: "
-            f"expected {path.name} released; it is still there"
-        )
-        assert unraisable == [], f"the release at garbage collection raised: {unraisable}"
+        _check_collected(path, unraisable, f"the last reference to an owner made by {how}")
 
     @clause("FBD-CLOSE-4")
     @OWNERS
@@ -283,12 +289,8 @@ class TestGarbageCollection(_Unraisable):
         cycle: list[object] = [blob]
         cycle.append(cycle)
         del blob, cycle
-        gc.collect()
-        assert not path.exists(), (
-            f"an owner made by {how}, held only by a reference cycle, was dropped and "
-            f"gc.collect() ran: expected {path.name} released; it is still there"
-        )
-        assert unraisable == [], f"the release at garbage collection raised: {unraisable}"
+        dropped = f"an owner made by {how}, held only by a reference cycle"
+        _check_collected(path, unraisable, dropped)
 
     @clause("FBD-CLOSE-4")
     @relies_on("FBD-MOVE-1", "FBD-INIT-3", "FBD-CLOSE-1")  # owners made both ways, then closed
