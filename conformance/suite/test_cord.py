@@ -9,6 +9,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -24,6 +25,8 @@ from conformance.harness.sinks import ShortWriter
 
 clause = pytest.mark.clause
 
+Test = TypeVar("Test", bound=Callable[..., None])
+"""A test function, which a decorator of this module returns as it came (marked)."""
 LARGE_BYTES = bytes(16 * MiB)
 """An in-memory piece whose copy would show in the peak memory of the call that takes it."""
 
@@ -433,10 +436,17 @@ class TestUnderALoweredDescriptorLimit:
             )
 
 
+def each_piece_both_ways(pieces: tuple[object, ...]) -> Callable[[Test], Test]:
+    """Parametrize a test by ``piece``, each of ``pieces`` (its id the name of its type), and by
+    ``how`` it is handed to a Cord: appended, or to the constructor."""
+    by_type = pytest.mark.parametrize("piece", pieces, ids=[type(v).__name__ for v in pieces])
+    both_ways = pytest.mark.parametrize("how", ["append", "constructor"])
+    return lambda test: by_type(both_ways(test))
+
+
 class TestRejectedPiecesNamed:
     @clause("CORD-TYPE-1")
-    @pytest.mark.parametrize("piece", REJECTED, ids=[type(v).__name__ for v in REJECTED])
-    @pytest.mark.parametrize("how", ["append", "constructor"])
+    @each_piece_both_ways(REJECTED)
     def test_the_message_names_the_type_as_a_word(
         self, impl: Implementation, piece: object, how: str
     ) -> None:
@@ -456,8 +466,7 @@ class TestRejectedPiecesNamed:
         assert (len(cord), bytes(cord)) == (4, b"kept")
 
     @clause("CORD-TYPE-2")
-    @pytest.mark.parametrize("piece", CLAIMING, ids=[type(v).__name__ for v in CLAIMING])
-    @pytest.mark.parametrize("how", ["append", "constructor"])
+    @each_piece_both_ways(CLAIMING)
     def test_a_piece_that_claims_a_type_is_refused(
         self, impl: Implementation, piece: object, how: str
     ) -> None:
