@@ -55,6 +55,18 @@ def _holders(marker: str) -> list[str]:
     return found
 
 
+def _materialized(impl: Implementation, tmp_path: Path) -> tuple[str, str]:
+    """The marker of a :func:`_marked` directory, and the path of a blob materialized there."""
+    marker, so_path = _marked(tmp_path)
+    return marker, str(_low_memory(impl).materialize(so_path, WEIGHTS))
+
+
+def _check_nothing_names(marker: str, what: str) -> None:
+    """No container still names the blob in the ``marker`` directory after ``what``."""
+    held = _holders(marker)
+    assert held == [], f"{what} left containers naming the blob: {held}"
+
+
 def _load_and_close(impl: Implementation, blob_path: str) -> None:
     data, _ = _low_memory(impl).load(blob_path)
     cast(FileBackedData, data).close()
@@ -66,29 +78,24 @@ class TestNothingOutlivesTheHandOver:
     def test_a_materialize_whose_load_never_comes(
         self, impl: Implementation, tmp_path: Path
     ) -> None:
-        marker, so_path = _marked(tmp_path)
-        blob_path = str(_low_memory(impl).materialize(so_path, WEIGHTS))
+        marker, blob_path = _materialized(impl, tmp_path)
         os.unlink(blob_path)  # the export was abandoned, and its directory cleaned up
         del blob_path
-        held = _holders(marker)
-        assert held == [], f"an abandoned materialize left containers naming the blob: {held}"
+        _check_nothing_names(marker, "an abandoned materialize")
 
     @clause("HOOK-LOW-4")
     def test_a_load_that_spells_the_path_otherwise(
         self, impl: Implementation, tmp_path: Path
     ) -> None:
-        marker, so_path = _marked(tmp_path)
-        blob_path = str(_low_memory(impl).materialize(so_path, WEIGHTS))
+        marker, blob_path = _materialized(impl, tmp_path)
         directory, name = os.path.split(blob_path)
         _load_and_close(impl, os.path.join(directory, ".", name))
         del blob_path, directory, name
-        held = _holders(marker)
-        assert held == [], f"a load by another spelling left containers naming the blob: {held}"
+        _check_nothing_names(marker, "a load by another spelling")
 
     @clause("HOOK-LOW-4")
     def test_materialize_and_load_repeated(self, impl: Implementation, tmp_path: Path) -> None:
         marker, so_path = _marked(tmp_path)
         for _ in range(3):
             _load_and_close(impl, _low_memory(impl).materialize(so_path, WEIGHTS))
-        held = _holders(marker)
-        assert held == [], f"repeated hand-overs left containers naming the blob: {held}"
+        _check_nothing_names(marker, "repeated hand-overs")
