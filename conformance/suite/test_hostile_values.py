@@ -271,37 +271,47 @@ LONE_SURROGATES = ["\udcff", "weights.\ud800", "\udc80\udc81 name"]
 """Keys as ``os.fsdecode`` gives them for names that are not UTF-8 (and a high surrogate)."""
 
 
+def _check_refused_naming(
+    impl: Implementation, text: str, change: Callable[[NamedDataStore], object]
+) -> None:
+    """``change`` of a :func:`seeded` store raises ValueError naming ``text`` by its repr, and
+    leaves the store as it was (NDS-KEY-7)."""
+    store = seeded(impl)
+    before = state(store)
+    with pytest.raises(ValueError) as raised:
+        change(store)
+    assert repr(text) in str(raised.value), f"{raised.value!r} does not name {text!r}"
+    assert state(store) == before
+
+
 class TestKeysUtf8CannotEncode:
     @clause("NDS-KEY-7")
     @relies_on("NDS-ATOMIC-1")
     @pytest.mark.parametrize("text", LONE_SURROGATES, ids=["low", "high", "two"])
     @pytest.mark.parametrize("argument", ["key", "tag"])
     def test_refused_at_add(self, impl: Implementation, text: str, argument: str) -> None:
-        store = seeded(impl)
-        before = state(store)
         key, tag = (text, None) if argument == "key" else ("new", text)
-        with pytest.raises(ValueError) as raised:
+
+        def add(store: NamedDataStore) -> None:
             store.add_named_data(key, b"new data", 1, tag)
-        assert repr(text) in str(raised.value), f"{raised.value!r} does not name {text!r}"
-        assert state(store) == before
+
+        _check_refused_naming(impl, text, add)
 
     @clause("NDS-KEY-7")
     @relies_on("NDS-MERGE-6")
     @pytest.mark.parametrize("text", LONE_SURROGATES, ids=["low", "high", "two"])
     @pytest.mark.parametrize("argument", ["key", "tag"])
     def test_refused_by_a_merge(self, impl: Implementation, text: str, argument: str) -> None:
-        store = seeded(impl)
-        before = state(store)
-        entry = impl.DataEntry(0, 1, None)
-        other = (
-            impl.NamedDataStoreOutput([b"new data"], {text: entry}, {})
-            if argument == "key"
-            else impl.NamedDataStoreOutput([b"new data"], {}, {text: {"new": entry}})
-        )
-        with pytest.raises(ValueError) as raised:
+        def merge(store: NamedDataStore) -> None:
+            entry = impl.DataEntry(0, 1, None)
+            other = (
+                impl.NamedDataStoreOutput([b"new data"], {text: entry}, {})
+                if argument == "key"
+                else impl.NamedDataStoreOutput([b"new data"], {}, {text: {"new": entry}})
+            )
             store.merge_named_data_store(other)
-        assert repr(text) in str(raised.value), f"{raised.value!r} does not name {text!r}"
-        assert state(store) == before
+
+        _check_refused_naming(impl, text, merge)
 
     @clause("NDS-KEY-7")
     @requires("externalize")
