@@ -10,8 +10,6 @@ import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from types import FrameType
-from typing import Any
 
 import pytest
 
@@ -19,6 +17,7 @@ from conformance.api import FileBackedData, Implementation
 from conformance.harness.checks import check
 from conformance.harness.child import child_script, run_child
 from conformance.harness.forks import bounded_wait, fork_threaded
+from conformance.suite.line_trap import LineTrap
 
 clause = pytest.mark.clause
 requires = pytest.mark.requires
@@ -29,24 +28,15 @@ CHILD_BOUND = 5.0
 """Seconds a forked child has to close, take and release; it is killed after."""
 
 
-class _PausedAt:
+class _PausedAt(LineTrap):
     """A thread running ``call`` that stops at its ``line``-th traced line until released; with
     ``line`` 0 it only counts the lines."""
 
     def __init__(self, call: Callable[[], object], line: int) -> None:
-        self.line, self.count = line, 0
-        self.reached, self.release = threading.Event(), threading.Event()
+        super().__init__(line, hold=60)
         self.raised: list[BaseException] = []
         self._call = call
         self.thread = threading.Thread(target=self._run, daemon=True)
-
-    def _trace(self, frame: FrameType, event: str, arg: object) -> Any:  # sys.settrace's type
-        if event == "line":
-            self.count += 1
-            if self.count == self.line:
-                self.reached.set()
-                self.release.wait(60)
-        return self._trace
 
     def _run(self) -> None:
         sys.settrace(self._trace)

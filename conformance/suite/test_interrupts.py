@@ -46,6 +46,7 @@ from conformance.harness.interrupts import (
     steps_in,
 )
 from conformance.harness.probes import bounded, follow_up, gave_up
+from conformance.suite.line_trap import LineTrap
 
 clause = pytest.mark.clause
 requires = pytest.mark.requires
@@ -400,25 +401,16 @@ os.unlink, os.remove = terminated(os.unlink), terminated(os.remove)
 # --- forks while another thread is inside move_from -----------------------------------------------
 
 
-class _Paused:
+class _Paused(LineTrap):
     """A thread running ``move_from`` that stops at its ``line``-th traced line until released."""
 
     def __init__(self, impl: Implementation, source: Path, line: int) -> None:
-        self.line, self.count = line, 0
-        self.reached, self.release = threading.Event(), threading.Event()
+        super().__init__(line, hold=30)
         self.result: list[FileBackedData] = []
         self.thread = threading.Thread(target=self._run, args=(impl, source), daemon=True)
 
-    def _trace(self, frame: object, event: str, arg: object) -> object:
-        if event == "line":
-            self.count += 1
-            if self.count == self.line:
-                self.reached.set()
-                self.release.wait(30)
-        return self._trace
-
     def _run(self, impl: Implementation, source: Path) -> None:
-        sys.settrace(self._trace)  # type: ignore[arg-type]  # a trace function
+        sys.settrace(self._trace)
         try:
             self.result.append(impl.FileBackedData.move_from(str(source)))
         finally:
