@@ -22,12 +22,8 @@ def _posix_on_the_fake_filesystem(request: pytest.FixtureRequest) -> Iterator[No
         yield
         return
     fake = FakeOsModule(request.getfixturevalue("fs"))
-    saved = {name: getattr(posix, name) for name in OS_CALLS if hasattr(posix, name)}
-    for name in saved:
-        if hasattr(fake, name):
-            setattr(posix, name, getattr(fake, name))
-    try:
+    with pytest.MonkeyPatch.context() as patch:  # undone when the test ends, however it ends
+        for name in OS_CALLS:
+            if hasattr(posix, name) and hasattr(fake, name):
+                patch.setattr(posix, name, getattr(fake, name))
         yield
-    finally:
-        for name, function in saved.items():
-            setattr(posix, name, function)
