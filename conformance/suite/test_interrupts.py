@@ -54,6 +54,7 @@ needs_fork = pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork is not 
 needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="no /proc/self/fd")
 
 S = TypeVar("S")
+Test = TypeVar("Test", bound=Callable[..., None])
 DATA = b"weights " * 512
 MODES: tuple[Mode, ...] = ("calls", "lines")
 SIGNALS = pytest.mark.parametrize(
@@ -188,25 +189,20 @@ def close_it(owned: Owned) -> None:
     owned.blob.close()
 
 
-def check_move(impl: Implementation) -> Callable[[Case, object, BaseException | None], None]:
+def check_taken(
+    impl: Implementation, *, moved: bool
+) -> Callable[[Case, object, BaseException | None], None]:
+    """Judge one run of a call that takes the source (``move_from`` when ``moved``, else the
+    owning constructor): its owner if it returned, the source untouched if it raised."""
+
     def check(case: Case, result: object, error: BaseException | None) -> None:
         if error is None:
-            _check_owner(impl, case, result, moved=True)
+            _check_owner(impl, case, result, moved=moved)
         else:
             _check_untouched(case)
-        _finish(case)
-
-    return check
-
-
-def check_owning(impl: Implementation) -> Callable[[Case, object, BaseException | None], None]:
-    def check(case: Case, result: object, error: BaseException | None) -> None:
-        if error is None:
-            _check_owner(impl, case, result, moved=False)
-        else:
-            _check_untouched(case)
-            impl.FileBackedData(str(case.source), cleanup=True).close()  # nobody owns it
-            assert not case.source.exists()
+            if not moved:
+                impl.FileBackedData(str(case.source), cleanup=True).close()  # nobody owns it
+                assert not case.source.exists()
         _finish(case)
 
     return check
@@ -500,6 +496,13 @@ MOVED = pytest.mark.relies_on("FBD-MOVE-1", "FBD-MOVE-2")  # the owner has the f
 OWNING = pytest.mark.relies_on("FBD-INIT-3")  # the constructor owns; an unowned file is owned so
 
 
+def at_each_step(test: Test) -> Test:
+    """Run a campaign where /proc shows the descriptors it leaves, once for each signal injected
+    (SIGNALS) and each way of stepping through the call (MODES)."""
+    stepped: Test = needs_proc(SIGNALS(pytest.mark.parametrize("mode", MODES)(test)))
+    return stepped
+
+
 SCRATCH_ROOM = 64 << 20
 """Free space /dev/shm must have to hold the scratch directories (each run's files are 4 KiB)."""
 
@@ -526,35 +529,29 @@ class TestInterrupts:
     @clause("FBD-INTR-1")
     @OBSERVED_BY_CLOSING
     @MOVED
-    @needs_proc
-    @SIGNALS
-    @pytest.mark.parametrize("mode", MODES)
+    @at_each_step
     def test_move_from_interrupted_at_each_step(
         self, impl: Implementation, scratch: Path, mode: Mode, signum: int
     ) -> None:
         """Interrupted anywhere, once or in its clean-up again: moved and owned, or untouched."""
-        take = (mover(impl), check_move(impl), "move_from(source)")
+        take = (mover(impl), check_taken(impl, moved=True), "move_from(source)")
         _take_interrupted_at_each_step(impl, scratch, mode, signum, take)
 
     @clause("FBD-INTR-1")
     @OBSERVED_BY_CLOSING
     @OWNING
-    @needs_proc
-    @SIGNALS
-    @pytest.mark.parametrize("mode", MODES)
+    @at_each_step
     def test_owning_constructor_interrupted_at_each_step(
         self, impl: Implementation, scratch: Path, mode: Mode, signum: int
     ) -> None:
         """FileBackedData(path, cleanup=True) never both raises and deletes the file later."""
-        take = (owner(impl), check_owning(impl), OWNING_CALL)
+        take = (owner(impl), check_taken(impl, moved=False), OWNING_CALL)
         _take_interrupted_at_each_step(impl, scratch, mode, signum, take)
 
     @clause("FBD-INTR-1")
     @MOVED  # the owner is made by move_from
     @OBSERVED_BY_CLOSING
-    @needs_proc
-    @SIGNALS
-    @pytest.mark.parametrize("mode", MODES)
+    @at_each_step
     def test_close_interrupted_at_each_step(
         self, impl: Implementation, scratch: Path, mode: Mode, signum: int
     ) -> None:
@@ -645,7 +642,7 @@ class TestInterrupts:
                     runs // 2,
                     in_directory(scratch / mode),
                     mover(impl),
-                    followed(check_move(impl), impl, scratch, "move_from(source)"),
+                    followed(check_taken(impl, moved=True), impl, scratch, "move_from(source)"),
                     seed=1,
                     mode=mode,
                     what="move_from(source)",
@@ -675,7 +672,7 @@ class TestInterrupts:
                         in_directory(base),
                         owner(impl),
                         followed(
-                            check_owning(impl),
+                            check_taken(impl, moved=False),
                             impl,
                             scratch,
                             "FileBackedData(source, cleanup=True)",
