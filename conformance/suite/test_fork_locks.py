@@ -9,6 +9,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -238,19 +239,39 @@ def finish(blob):
 )
 
 
-def _fork_in_a_first_call(
-    impl: Implementation,
-    script: str,
-    base: Path,
-    calls: tuple[str, str],
-    clause_id: str,
-    leftover: tuple[str, Callable[[str], bool]],
-) -> None:
-    """Run a first-call ``script`` in a fresh interpreter; the child forked while the parent's
-    thread was inside its first call (``calls``: that call, the child's own calls) must have
-    completed its own calls, and no file ``leftover`` names (what, which) may be left."""
-    inside, own = calls
-    run = run_child(impl, script, base, str(CHILD_BOUND), fresh=True)
+@dataclass(frozen=True)
+class FirstCall:
+    """One first-call campaign: its ``script`` (one of the first-call scripts), its ``calls``
+    (the call the parent's thread is paused inside, what the child calls itself), the clause it
+    is for, and the files (``leftover``: what they are, which names) the run must not leave."""
+
+    script: str
+    calls: tuple[str, str]
+    clause_id: str
+    leftover: tuple[str, Callable[[str], bool]]
+
+
+FIRST_MOVE = FirstCall(
+    _FIRST_MOVE,
+    ("move_from", "first move_from and close()"),
+    "FBD-FORK-2",
+    ("placeholders", lambda name: name.startswith(".executorch_")),
+)
+FIRST_MATERIALIZE = FirstCall(
+    _FIRST_MATERIALIZE,
+    ("materialize_weights_blob", "materialize and load"),
+    "HOOK-MAT-5",
+    ("temporary files", lambda name: name.endswith(".tmp")),
+)
+
+
+def _fork_in_a_first_call(impl: Implementation, first: FirstCall, base: Path) -> None:
+    """A fresh interpreter starts a thread on its first call, paused at the first line at which
+    it holds a module-level lock of the standard library (tempfile's first-name lock, for a file
+    made by mkstemp), and forks: the child's own calls must complete within the bound, and no
+    file ``first.leftover`` names may be left."""
+    inside, own = first.calls
+    run = run_child(impl, first.script, base, str(CHILD_BOUND), fresh=True)
     paused = run.value("paused")
     child = run.value("child")
     check(
@@ -263,10 +284,10 @@ def _fork_in_a_first_call(
             else f"failed (exit status {child})"
         )
         + "; expected them to wait for no lock the parent's thread held",
-        clause_id,
+        first.clause_id,
     )
     assert run.returncode == 0, run.stderr
-    what, which = leftover
+    what, which = first.leftover
     left = [n for n in os.listdir(base) if which(n)]
     assert not left, f"{what} left: {left}"
 
@@ -278,13 +299,8 @@ class TestForkDuringFirstMove:
     @clause("FBD-FORK-2")
     @needs_fork
     def test_child_makes_its_first_placeholder(self, impl: Implementation, tmp_path: Path) -> None:
-        """A fresh interpreter starts a thread on its first move_from, paused at the first line
-        at which it holds a module-level lock of the standard library (tempfile's first-name
-        lock, for a placeholder made by mkstemp), and forks: the child's own first move_from and
-        close() must complete within the bound."""
-        calls = ("move_from", "first move_from and close()")
-        placeholders = ("placeholders", lambda name: name.startswith(".executorch_"))
-        _fork_in_a_first_call(impl, _FIRST_MOVE, tmp_path, calls, "FBD-FORK-2", placeholders)
+        """The child's first move_from, its placeholder made by mkstemp, and close() complete."""
+        _fork_in_a_first_call(impl, FIRST_MOVE, tmp_path)
 
 
 @requires("subprocess")
@@ -294,10 +310,5 @@ class TestForkDuringFirstMaterialize:
     @clause("HOOK-MAT-5")
     @needs_fork
     def test_child_materializes_its_first_blob(self, impl: Implementation, tmp_path: Path) -> None:
-        """A fresh interpreter starts a thread on its first materialize, paused at the first line
-        at which it holds a module-level lock of the standard library (tempfile's first-name
-        lock, for a temporary made by mkstemp), and forks: the child's own first materialize and
-        load must complete within the bound."""
-        calls = ("materialize_weights_blob", "materialize and load")
-        temporaries = ("temporary files", lambda name: name.endswith(".tmp"))
-        _fork_in_a_first_call(impl, _FIRST_MATERIALIZE, tmp_path, calls, "HOOK-MAT-5", temporaries)
+        """The child's first materialize, its temporaries made by mkstemp, and load complete."""
+        _fork_in_a_first_call(impl, FIRST_MATERIALIZE, tmp_path)
