@@ -16,7 +16,7 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import pytest
 
@@ -53,6 +53,7 @@ clause = pytest.mark.clause
 relies_on = pytest.mark.relies_on
 requires = pytest.mark.requires
 
+Test = TypeVar("Test", bound=Callable[..., None])
 CLASSES = pytest.mark.parametrize("shape", BLOB_CLASSES, ids=[c.name for c in BLOB_CLASSES])
 WRITTEN = pytest.mark.parametrize("shape", WRITE_CLASSES, ids=[c.name for c in WRITE_CLASSES])
 HEADER = b"<header>"
@@ -69,8 +70,31 @@ def _same(got: bytes, want: bytes, what: str, clause_id: str) -> None:
     check(False, f"{what}: {len(got)} bytes (due {len(want)}){where}", clause_id)
 
 
+def _file(blobs: Blobs, shape: BlobClass) -> Path:
+    """The class's file, written in the test's directory under the class's name."""
+    return shape.write(blobs.directory / f"{shape.name}.bin")
+
+
+def _written(blobs: Blobs, shape: BlobClass) -> tuple[bytes, Path]:
+    """The class's contents, and its file holding them (:func:`_file`)."""
+    return shape.data(), _file(blobs, shape)
+
+
 def _blob(blobs: Blobs, shape: BlobClass, sha256: bytes | None = None) -> FileBackedData:
-    return blobs.wrap(shape.write(blobs.directory / f"{shape.name}.bin"), sha256=sha256)
+    return blobs.wrap(_file(blobs, shape), sha256=sha256)
+
+
+def _check_each_raises(
+    calls: dict[str, Callable[[], object]], error: type[Exception], failed: str, clause_id: str
+) -> None:
+    """Each of ``calls`` (by name) raises ``error``; one that returns fails ``clause_id`` with
+    its name and ``failed`` (what its returning means)."""
+    for name, call in calls.items():
+        try:
+            call()
+        except error:
+            continue
+        check(False, f"{name} {failed}", clause_id)
 
 
 def _prefix_lengths(size: int) -> list[int]:
@@ -110,7 +134,7 @@ class TestReadsOfEveryClass:
     ) -> None:
         """Nothing is special about a size here: an empty file that is gone is as missing as a
         large one (a shortcut for empty blobs answers without looking)."""
-        path = shape.write(blobs.directory / f"{shape.name}.bin")
+        path = _file(blobs, shape)
         blob = blobs.wrap(path)
         path.unlink()
         calls: dict[str, Callable[[], object]] = {
@@ -119,12 +143,8 @@ class TestReadsOfEveryClass:
             "sha256()": blob.sha256,
             "write_to_file()": lambda: blob.write_to_file(io.BytesIO()),
         }
-        for name, call in calls.items():
-            try:
-                call()
-            except FileNotFoundError:
-                continue
-            check(False, f"{name} of a removed {shape.size}-byte file did not raise", "FBD-FAULT-2")
+        failed = f"of a removed {shape.size}-byte file did not raise"
+        _check_each_raises(calls, FileNotFoundError, failed, "FBD-FAULT-2")
 
     @clause("FBD-MOVE-7")
     @CLASSES
@@ -251,8 +271,7 @@ class TestDedupOfEveryClass:
     def test_representations_and_digests_share_or_not(
         self, impl: Implementation, blobs: Blobs, shape: BlobClass
     ) -> None:
-        data = shape.data()
-        path = shape.write(blobs.directory / f"{shape.name}.bin")
+        data, path = _written(blobs, shape)
         right, wrong = sha(data), sha(b"wrong " + data[:64])
         store = impl.NamedDataStore()
         store.add_named_data("bytes", data)
@@ -288,8 +307,7 @@ class TestDedupOfEveryClass:
     def test_a_key_added_again_is_judged_by_length_and_digest(
         self, impl: Implementation, blobs: Blobs, shape: BlobClass
     ) -> None:
-        data = shape.data()
-        path = shape.write(blobs.directory / f"{shape.name}.bin")
+        data, path = _written(blobs, shape)
         store = impl.NamedDataStore()
         store.add_named_data("key", data)
         # equal contents: no error, no buffer
@@ -345,6 +363,13 @@ def _stamped(
     return blob, blobs.path(blob), reads
 
 
+def each_step_borrowed_and_owned(test: Test) -> Test:
+    """Parametrize a test by ``step`` (STEPS) and by ``owned``: the blob wrapped, or moved."""
+    owners = pytest.mark.parametrize("owned", [False, True], ids=["borrowed", "owned"])
+    parametrized: Test = STEPS(owners(test))
+    return parametrized
+
+
 def _within_its_second(mtime_ns: int, step: int) -> int:
     """``mtime_ns`` moved by ``step``, forward or back, whichever stays in its second (below a
     second's step, one of them does): a time kept in whole seconds does not move."""
@@ -386,8 +411,7 @@ class TestHandedDigestAtEveryStep:
 @requires("file-backed")
 class TestIdentityAtEveryStep:
     @clause("FBD-IDENT-1")
-    @STEPS
-    @pytest.mark.parametrize("owned", [False, True], ids=["borrowed", "owned"])
+    @each_step_borrowed_and_owned
     def test_a_reused_inode_stamped_a_step_later_is_another_file(
         self, impl: Implementation, blobs: Blobs, step: int, owned: bool
     ) -> None:
@@ -402,12 +426,8 @@ class TestIdentityAtEveryStep:
         new = os.lstat(path)
         try:
             with inode_reuse((old.st_dev, old.st_ino), (new.st_dev, new.st_ino)):
-                for name, read in reads.items():
-                    try:
-                        read()
-                    except OSError:
-                        continue
-                    check(False, f"{name} read a file stamped {step} ns later", "FBD-IDENT-1")
+                failed = f"read a file stamped {step} ns later"
+                _check_each_raises(reads, OSError, failed, "FBD-IDENT-1")
                 if owned:
                     blob.close()
                     check(
@@ -419,8 +439,7 @@ class TestIdentityAtEveryStep:
             path.unlink(missing_ok=True)
 
     @clause("FBD-CHANGE-1")
-    @STEPS
-    @pytest.mark.parametrize("owned", [False, True], ids=["borrowed", "owned"])
+    @each_step_borrowed_and_owned
     def test_a_file_rewritten_in_place_and_stamped_a_step_later_is_changed(
         self, impl: Implementation, blobs: Blobs, step: int, owned: bool
     ) -> None:
