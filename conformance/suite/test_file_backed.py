@@ -35,6 +35,7 @@ from conformance.harness.measure import (
 from conformance.harness.observe import unobserved
 from conformance.harness.os_faults import calls_of
 from conformance.harness.sinks import ShortWriter, WriteOnly
+from conformance.suite.path_like import PathLikeOf
 
 clause = pytest.mark.clause
 
@@ -179,7 +180,7 @@ class TestConstruction:
                 "bytes": os.fsencode(path),
                 "fd": fd,  # an int names an open file descriptor to os.stat
                 "object": object(),
-                "pathlike-of-bytes": _BytesPath(os.fsencode(path)),  # not an os.PathLike[str]
+                "pathlike-of-bytes": PathLikeOf(os.fsencode(path)),  # not an os.PathLike[str]
             }[kind]
             with pytest.raises(TypeError) as raised:
                 blobs.track(impl.FileBackedData(value))
@@ -632,19 +633,6 @@ class _RewritingSink:
         self.received += len(data)
         self.digest.update(data)
         return len(data)
-
-
-class _BytesPath:
-    """An ``os.PathLike`` whose ``__fspath__`` gives ``bytes``: not an ``os.PathLike[str]``."""
-
-    def __init__(self, path: bytes) -> None:
-        self.path = path
-
-    def __fspath__(self) -> bytes:
-        return self.path
-
-    def __repr__(self) -> str:
-        return f"_BytesPath({self.path!r})"
 
 
 @pytest.mark.requires("file-backed")

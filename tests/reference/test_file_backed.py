@@ -24,21 +24,11 @@ import reference.file_backed as file_backed
 import reference.ownership as ownership
 from conformance.harness.in_place import after_first_read, aged, rewrite_in_place
 from conformance.harness.sinks import ShortWriter
+from conformance.suite.path_like import PathLikeOf
 from reference import FileBackedData, FileChangedError
 from reference.file_backed import CHUNK_SIZE
 
 DATA = b"0123456789abcdefghijklmnopqrstuvwxyz-ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-
-
-class _PathLike:
-    def __init__(self, value: object) -> None:
-        self.value = value
-
-    def __fspath__(self) -> object:
-        return self.value
-
-    def __repr__(self) -> str:
-        return f"_PathLike({self.value!r})"
 
 
 # --------------------------------------------------------------------------------------------
@@ -52,7 +42,7 @@ class _PathLike:
         (3, 3),
         (b"/tmp/x", b"/tmp/x"),
         (["a"], ["a"]),
-        (_PathLike(b"/tmp/x"), b"/tmp/x"),
+        (PathLikeOf(b"/tmp/x"), b"/tmp/x"),
     ],
 )
 @pytest.mark.parametrize("construct", [FileBackedData, FileBackedData.move_from])
@@ -61,7 +51,7 @@ def test_path_must_be_str_or_pathlike(bad: object, shown: object, construct: obj
         construct(bad)  # type: ignore[operator]  # the wrong type is the point
 
 
-@pytest.mark.parametrize("empty", ["", _PathLike("")])
+@pytest.mark.parametrize("empty", ["", PathLikeOf("")])
 @pytest.mark.parametrize("construct", [FileBackedData, FileBackedData.move_from])
 def test_empty_path_is_rejected(empty: object, construct: object) -> None:
     with pytest.raises(ValueError, match="empty"):
@@ -70,7 +60,7 @@ def test_empty_path_is_rejected(empty: object, construct: object) -> None:
 
 def test_pathlike_is_accepted(make_file) -> None:
     path = make_file("a.bin", DATA)
-    with FileBackedData(_PathLike(str(path))) as via_protocol, FileBackedData(path) as via_path:  # type: ignore[arg-type]  # the wrong type is the point
+    with FileBackedData(PathLikeOf(str(path))) as via_protocol, FileBackedData(path) as via_path:  # type: ignore[arg-type]  # the wrong type is the point
         assert via_protocol.path == str(path) == via_path.path
         assert via_path.to_bytes() == DATA
 
@@ -494,7 +484,7 @@ def test_move_from_renames_in_place_keeping_inode_and_mode(make_file, placeholde
 
 def test_move_from_accepts_pathlike(make_file) -> None:
     source = make_file("a.bin", DATA)
-    with FileBackedData.move_from(_PathLike(str(source))) as blob:  # type: ignore[arg-type]  # the wrong type is the point
+    with FileBackedData.move_from(PathLikeOf(str(source))) as blob:  # type: ignore[arg-type]  # the wrong type is the point
         assert os.path.dirname(blob.path) == str(source.parent)
 
 
