@@ -7,7 +7,8 @@ a key or tag the store accepts must survive every later operation of the store.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +127,16 @@ def seeded(impl: Implementation) -> NamedDataStore:
     return store
 
 
+@contextlib.contextmanager
+def _kept_as_it_was(impl: Implementation) -> Iterator[NamedDataStore]:
+    """A :func:`seeded` store for the block, which must leave it as it was: what the block
+    does to it is refused, and a refused call changes nothing."""
+    store = seeded(impl)
+    before = state(store)
+    yield store
+    assert state(store) == before
+
+
 class TestUnformattableArguments:
     @clause("NDS-ADD-9")
     @relies_on("NDS-ADD-6", "NDS-ATOMIC-1")
@@ -135,20 +146,18 @@ class TestUnformattableArguments:
         self, impl: Implementation, made: str, argument: str
     ) -> None:
         value = UNPRINTABLES[made]()
-        store = seeded(impl)
-        before = state(store)
-        arguments: dict[str, object] = {"key": "new", "tag": None, "alignment": 1}
-        arguments[argument] = value
-        exc = _raised(
-            lambda: store.add_named_data(
-                arguments["key"],
-                b"new data",
-                arguments["alignment"],
-                arguments["tag"],
+        with _kept_as_it_was(impl) as store:
+            arguments: dict[str, object] = {"key": "new", "tag": None, "alignment": 1}
+            arguments[argument] = value
+            exc = _raised(
+                lambda: store.add_named_data(
+                    arguments["key"],
+                    b"new data",
+                    arguments["alignment"],
+                    arguments["tag"],
+                )
             )
-        )
-        _check_named(exc, TypeError, value)
-        assert state(store) == before
+            _check_named(exc, TypeError, value)
 
     @clause("NDS-ADD-9")
     @relies_on("NDS-ADD-3", "NDS-ADD-8")
@@ -158,18 +167,16 @@ class TestUnformattableArguments:
     def test_a_negative_alignment_gets_the_add_3_message(
         self, impl: Implementation, alignment: int
     ) -> None:
-        store = seeded(impl)
-        before = state(store)
-        exc = _raised(lambda: store.add_named_data("new", b"new data", alignment))
-        assert not isinstance(exc, Called), f"the implementation ran the value's code: {exc}"
-        assert isinstance(exc, ValueError), repr(exc)
-        message = str(exc)
-        assert message.startswith("Alignment must be greater than 0, received "), message[:200]
-        assert message.endswith("."), message[-200:]
-        assert len(message) <= BOUND, f"a message of {len(message)} characters"
-        if int.__index__(alignment) == -8:
-            assert message == "Alignment must be greater than 0, received -8."
-        assert state(store) == before
+        with _kept_as_it_was(impl) as store:
+            exc = _raised(lambda: store.add_named_data("new", b"new data", alignment))
+            assert not isinstance(exc, Called), f"the implementation ran the value's code: {exc}"
+            assert isinstance(exc, ValueError), repr(exc)
+            message = str(exc)
+            assert message.startswith("Alignment must be greater than 0, received "), message[:200]
+            assert message.endswith("."), message[-200:]
+            assert len(message) <= BOUND, f"a message of {len(message)} characters"
+            if int.__index__(alignment) == -8:
+                assert message == "Alignment must be greater than 0, received -8."
 
     @clause("NDS-ADD-9")
     @relies_on("NDS-ADD-6")
@@ -181,13 +188,11 @@ class TestUnformattableArguments:
     def test_a_bad_value_of_no_bounded_text_gives_a_bounded_message(
         self, impl: Implementation, tag: object
     ) -> None:
-        store = seeded(impl)
-        before = state(store)
-        exc = _raised(lambda: store.add_named_data("new", b"new data", 1, tag))
-        assert not isinstance(exc, Called), f"the implementation ran the value's code: {exc}"
-        assert isinstance(exc, TypeError), repr(exc)
-        assert len(str(exc)) <= BOUND, f"a message of {len(str(exc))} characters"
-        assert state(store) == before
+        with _kept_as_it_was(impl) as store:
+            exc = _raised(lambda: store.add_named_data("new", b"new data", 1, tag))
+            assert not isinstance(exc, Called), f"the implementation ran the value's code: {exc}"
+            assert isinstance(exc, TypeError), repr(exc)
+            assert len(str(exc)) <= BOUND, f"a message of {len(str(exc))} characters"
 
     @clause("NDS-ADD-9")
     @relies_on("NDS-MERGE-7", "NDS-MERGE-6")
@@ -197,15 +202,13 @@ class TestUnformattableArguments:
         self, impl: Implementation, made: str, where: str
     ) -> None:
         value = UNPRINTABLES[made]()
-        store = seeded(impl)
-        before = state(store)
-        key, alignment = (value, 1) if where == "key" else ("new", value)
-        other = impl.NamedDataStoreOutput(
-            [b"new data"], {key: impl.DataEntry(0, alignment, None)}, {}
-        )
-        exc = _raised(lambda: store.merge_named_data_store(other))
-        _check_named(exc, TypeError, value)
-        assert state(store) == before
+        with _kept_as_it_was(impl) as store:
+            key, alignment = (value, 1) if where == "key" else ("new", value)
+            other = impl.NamedDataStoreOutput(
+                [b"new data"], {key: impl.DataEntry(0, alignment, None)}, {}
+            )
+            exc = _raised(lambda: store.merge_named_data_store(other))
+            _check_named(exc, TypeError, value)
 
     @clause("NDS-ADD-9")
     @requires("externalize")
@@ -216,16 +219,15 @@ class TestUnformattableArguments:
         ids=["cap-repr-raises", "cap-huge", "prefix-repr-raises", "prefix-metaclass"],
     )
     def test_externalize_arguments(self, impl: Implementation, cap: object, prefix: object) -> None:
-        store = seeded(impl)
-        before = state(store)
-        exc = _raised(lambda: store.externalize_pte_data(cap, prefix))  # type: ignore[attr-defined]  # optional: Capability.EXTERNALIZE
-        bad = cap if prefix == "p" else prefix
-        if bad is HUGE:
-            assert isinstance(exc, ValueError) and "Exceeds the limit" not in str(exc), repr(exc)
-            assert len(str(exc)) <= BOUND
-        else:
-            _check_named(exc, ValueError, bad)
-        assert state(store) == before
+        with _kept_as_it_was(impl) as store:
+            exc = _raised(lambda: store.externalize_pte_data(cap, prefix))  # type: ignore[attr-defined]  # optional: Capability.EXTERNALIZE
+            bad = cap if prefix == "p" else prefix
+            if bad is HUGE:
+                refused = isinstance(exc, ValueError) and "Exceeds the limit" not in str(exc)
+                assert refused, repr(exc)
+                assert len(str(exc)) <= BOUND
+            else:
+                _check_named(exc, ValueError, bad)
 
 
 @requires("file-backed")
@@ -276,12 +278,10 @@ def _check_refused_naming(
 ) -> None:
     """``change`` of a :func:`seeded` store raises ValueError naming ``text`` by its repr, and
     leaves the store as it was (NDS-KEY-7)."""
-    store = seeded(impl)
-    before = state(store)
-    with pytest.raises(ValueError) as raised:
-        change(store)
-    assert repr(text) in str(raised.value), f"{raised.value!r} does not name {text!r}"
-    assert state(store) == before
+    with _kept_as_it_was(impl) as store:
+        with pytest.raises(ValueError) as raised:
+            change(store)
+        assert repr(text) in str(raised.value), f"{raised.value!r} does not name {text!r}"
 
 
 class TestKeysUtf8CannotEncode:
@@ -317,12 +317,10 @@ class TestKeysUtf8CannotEncode:
     @requires("externalize")
     @relies_on("NDS-EXT-1")
     def test_a_tag_prefix_refused_by_externalize(self, impl: Implementation) -> None:
-        store = seeded(impl)
-        before = state(store)
-        with pytest.raises(ValueError) as raised:
-            store.externalize_pte_data(1 << 20, "constants\udcff")  # type: ignore[attr-defined]  # optional: Capability.EXTERNALIZE
-        assert repr("constants\udcff") in str(raised.value), raised.value
-        assert state(store) == before
+        with _kept_as_it_was(impl) as store:
+            with pytest.raises(ValueError) as raised:
+                store.externalize_pte_data(1 << 20, "constants\udcff")  # type: ignore[attr-defined]  # optional: Capability.EXTERNALIZE
+            assert repr("constants\udcff") in str(raised.value), raised.value
 
     @clause("NDS-KEY-7")
     @requires("externalize")
