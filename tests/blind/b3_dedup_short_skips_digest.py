@@ -1,7 +1,8 @@
-"""Breaks: NDS-DEDUP-10
+"""Breaks: NDS-DEDUP-10, NDS-DEDUP-7
 Profile: core
 Bug: a blob of at most 32 bytes whose fingerprint matches a buffer is taken as equal without a
-digest (its fingerprint is all of it), ignoring a digest supplied with a file-backed blob.
+digest (its fingerprint is all of it), ignoring a digest supplied with a file-backed blob (an
+empty file with a wrong digest shares the empty buffer too).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Breaks: NDS-KEY-3
+"""Breaks: NDS-KEY-3, NDS-MERGE-5
 Profile: core
 Bug: the "Duplicate key" message formats the key with ``!r``, so it reads ``Duplicate key 'w'``
-where the fixed message holds the key's text.
+where the fixed message holds the key's text (for an add and for a merge alike).
 """
 
 from __future__ import annotations

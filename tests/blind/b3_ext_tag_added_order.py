@@ -1,4 +1,4 @@
-"""Breaks: NDS-EXT-4
+"""Breaks: NDS-EXT-4, NDS-EXT-3, NDS-EXT-9
 Profile: core
 Bug: a shard's tag hashes its keys in the order the shard collected them (within a shared buffer,
 the order they were added) rather than sorted, so the tag depends on the order of adds.

@@ -17,7 +17,7 @@ from . import implementation
 class NamedDataStore(named_data.NamedDataStore):
     def merge_named_data_store(self, other: named_data.NamedDataStoreOutput) -> None:
         external = getattr(other, "external_data", None)
-        if type(other) is named_data.NamedDataStoreOutput and isinstance(external, Mapping):
+        if type(other) is not named_data._Snapshot and isinstance(external, Mapping):
             seen: set[object] = set()
             kept: dict[object, object] = {}
             for tag, entries in external.items():

@@ -1,8 +1,8 @@
 """Breaks: FBD-FAULT-1
 Profile: core
 Bug: the placeholder's exclusive create draws another name on any ``OSError``, not only on
-``FileExistsError``, so a full disk (``ENOSPC``) ends as "no unused placeholder name"
-(``EEXIST``) after a hundred tries.
+``FileExistsError``, so a full disk (``ENOSPC``) or a read-only directory ends as "no unused
+placeholder name" (``EEXIST``) after a hundred tries.
 """
 
 from __future__ import annotations
