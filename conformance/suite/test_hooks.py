@@ -756,14 +756,56 @@ def _names(container: object, marker: str) -> bool:
     return any(isinstance(item, str) and marker in item for item in items)
 
 
+def _near_misses() -> list[Any]:
+    """Values one slip away from ``ON`` or ``OFF``, one of each kind a lenient reading takes for
+    a mode: padded, cut, joined with a NUL, undecodable, or a boolean's spelling."""
+    slips: list[tuple[str, Callable[[bytes], bytes]]] = [
+        ("leading-space", lambda v: b" " + v),
+        ("trailing-newline", lambda v: v + b"\n"),
+        ("tab-inside", lambda v: v[:1] + b"\t" + v[1:]),
+        ("nul-suffix", lambda v: v + b"\0"),
+        ("last-letter-cut", lambda v: v[:-1]),
+        ("letter-doubled", lambda v: v + v[-1:]),
+        ("not-utf8", lambda v: b"\xff" + v),
+    ]
+    values = [
+        (f"{word.decode().lower()}-{kind}", slip(word))
+        for word in (b"ON", b"OFF")
+        for kind, slip in slips
+    ]
+    values += [(f"word-{w.decode() or 'empty'}", w) for w in (b"1", b"0", b"true", b"no", b"")]
+    return [pytest.param([v], _named(v), id=name) for name, v in values]
+
+
+def _named(value: bytes) -> str:
+    """A pattern for a message naming ``value``: its text in either case, as it is or escaped as
+    Python's repr escapes it, or its bytes repr."""
+    names = [repr(value)]
+    try:
+        text = value.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        names += [text, repr(text)[1:-1]]
+    return "(?i)(?:" + "|".join(map(re.escape, names)) + ")"
+
+
 @requires("low-memory-weights")
 @pytest.mark.hooks
 class TestLowMemoryFlag:
     @clause("HOOK-LOW-3")
     @pytest.mark.parametrize(
         ("values", "on"),
-        [([], False), ([b"ON"], True), ([b"on"], True), ([b"OFF"], False), ([b"ON", b"ON"], True)],
-        ids=["absent", "ON", "on", "OFF", "repeated"],
+        [
+            pytest.param([], False, id="absent"),
+            pytest.param([b"ON"], True, id="ON"),
+            pytest.param([b"on"], True, id="on"),
+            pytest.param([b"OFF"], False, id="OFF"),
+            pytest.param([b"ON", b"ON"], True, id="repeated"),
+            pytest.param([b"oN"], True, id="oN"),
+            pytest.param([b"oFf"], False, id="oFf"),
+            pytest.param([b"On", b"oN"], True, id="repeated-in-two-cases"),
+        ],
     )
     def test_one_reading(self, impl: Implementation, values: list[bytes], on: bool) -> None:
         assert _hook(impl.low_memory).mode(values) is on
@@ -771,9 +813,13 @@ class TestLowMemoryFlag:
     @clause("HOOK-LOW-3")
     @pytest.mark.parametrize(
         ("values", "named"),
-        # an invalid value named as its text in either case, or as its bytes repr (b'maybe')
-        [([b"maybe"], "(?i)maybe"), ([b"ON", b"OFF"], "OFF"), ([b"OFF", b"ON"], "ON")],
-        ids=["invalid", "on-then-off", "off-then-on"],
+        [
+            # an invalid value named as its text in either case, or as its bytes repr (b'maybe')
+            pytest.param([b"maybe"], "(?i)maybe", id="invalid"),
+            pytest.param([b"ON", b"OFF"], "OFF", id="on-then-off"),
+            pytest.param([b"OFF", b"ON"], "ON", id="off-then-on"),
+            *_near_misses(),
+        ],
     )
     def test_invalid_or_conflicting_raise(
         self, impl: Implementation, values: list[bytes], named: str

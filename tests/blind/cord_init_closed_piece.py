@@ -1,0 +1,45 @@
+"""Breaks: FBD-CLOSED-1
+Profile: strict
+Bug: ``Cord(blob)`` takes its one file-backed piece by its recorded size (``_size``) without
+asking ``len()``, so a closed blob is accepted by the constructor, where ``append`` refuses it.
+"""
+
+from __future__ import annotations
+
+from conformance.api import Implementation
+from reference import cord
+from reference.file_backed import FileBackedData
+
+from . import implementation
+
+
+class Cord(cord.Cord):
+    def __init__(self, data: cord.CordBuffer | cord.Cord | None = None) -> None:
+        if type(data) is FileBackedData:
+            self._buffers = [data]
+            self._byte_size = data._size
+            self._files = 1
+            return
+        super().__init__(data)
+
+
+IMPLEMENTATION = implementation(__name__, Cord=Cord)
+
+
+def scenario(impl: Implementation) -> str | None:
+    import os
+
+    from ._support import directory, make_file
+
+    with directory() as d:
+        blob = impl.FileBackedData(make_file(os.path.join(d, "w"), b"abc"))
+        blob.close()
+        try:
+            made = impl.Cord(blob)
+        except ValueError:
+            return None
+    return f"Cord(closed blob) was made, of length {len(made)}"
+
+
+def demonstrate() -> str | None:
+    return scenario(IMPLEMENTATION)
