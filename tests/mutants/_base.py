@@ -26,6 +26,7 @@ __all__ = [
     "Owners",
     "ProbeLowering",
     "Store",
+    "SwappedIn",
     "Weights",
     "written_at_the_end",
 ]
@@ -61,6 +62,25 @@ class Owners(reference.FileBackedData):
 
     def _made_owner(self) -> None:
         """Run on an object just made the owner of its file (by ``move_from`` or ``__init__``)."""
+
+
+class SwappedIn(reference.FileBackedData):
+    """The reference's ``FileBackedData`` that runs ``_swap_in`` before each construction or
+    move: where a mutant puts its broken piece into the reference's modules, so that only a process
+    that uses the mutant has it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._swap_in()
+        super().__init__(*args, **kwargs)
+
+    @classmethod
+    def move_from(cls, *args: Any, **kwargs: Any) -> reference.FileBackedData:
+        cls._swap_in()
+        return super().move_from(*args, **kwargs)
+
+    @staticmethod
+    def _swap_in() -> None:
+        """Put the mutant's piece in place (again, where something may have undone it)."""
 
 
 class Store(reference.NamedDataStore):
