@@ -28,6 +28,7 @@ __all__ = [
     "Store",
     "SwappedIn",
     "Weights",
+    "handed_digest_if",
     "written_at_the_end",
 ]
 
@@ -167,6 +168,21 @@ class LowMemoryBackend(hooks.FileBackedAotiBackend):
     """The reference's low-memory backend, taking the blob over with ``blob_class.move_from``,
     with the choice of the digest handed on from ``materialize_weights_blob`` as a step
     (``_handed_digest``), and how the blob is written as another (``_blob``)."""
+
+
+def handed_digest_if(
+    blob_path: str, same: Callable[[os.stat_result, tuple[int, int, int, int]], bool]
+) -> bytes | None:
+    """The digest a ``WeightsBlobPath`` carries, while ``same`` judges the file at it now (its
+    stat) to be the one hashed (its stamp: device, inode, size, ``st_mtime_ns``); else None, as for
+    a plain path or a file gone."""
+    if not isinstance(blob_path, hooks.WeightsBlobPath):
+        return None
+    try:
+        st = os.stat(blob_path)
+    except OSError:
+        return None
+    return blob_path.sha256 if same(st, blob_path._stamp) else None
 
 
 class LowMemory:
