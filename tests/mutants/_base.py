@@ -42,8 +42,9 @@ InitArguments = tuple[str, os.stat_result, bytes | None, bool, Location]
 
 class Owners(reference.FileBackedData):
     """The reference's ``FileBackedData`` with ``_init`` cut into steps: the arguments the
-    reference is given (where a mutant drops a digest or ownership), and a step run on each object
-    asked to own its file (where a mutant changes how owners are registered or released)."""
+    reference is given (where a mutant drops a digest or ownership), a step run once the reference
+    has recorded the file (where a mutant records more of it), and a step run on each object asked
+    to own its file (where a mutant changes how owners are registered or released)."""
 
     def _init(
         self,
@@ -54,12 +55,16 @@ class Owners(reference.FileBackedData):
         location: Location,
     ) -> None:
         super()._init(*self._arguments((path, st, digest, owner, location)))
+        self._recorded(st)
         if owner:
             self._made_owner()
 
     def _arguments(self, given: InitArguments) -> InitArguments:
         """The arguments of the reference's ``_init``: those given."""
         return given
+
+    def _recorded(self, st: os.stat_result) -> None:
+        """Run once the reference's ``_init`` has recorded the file ``st`` describes."""
 
     def _made_owner(self) -> None:
         """Run on an object just made the owner of its file (by ``move_from`` or ``__init__``)."""
