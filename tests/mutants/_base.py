@@ -21,6 +21,7 @@ from reference import hooks
 from reference.location import Location
 
 __all__ = [
+    "BlobWritten",
     "LowMemory",
     "LowMemoryBackend",
     "Owners",
@@ -173,6 +174,24 @@ class LowMemoryBackend(hooks.FileBackedAotiBackend):
     """The reference's low-memory backend, taking the blob over with ``blob_class.move_from``,
     with the choice of the digest handed on from ``materialize_weights_blob`` as a step
     (``_handed_digest``), and how the blob is written as another (``_blob``)."""
+
+
+class BlobWritten(LowMemoryBackend):
+    """The low-memory backend with a step run on each blob path ``materialize_weights_blob``
+    hands on (``_written``): where a mutant changes the blob once the reference has written it."""
+
+    @classmethod
+    def materialize_weights_blob(cls, paths: T, compile_specs: Sequence[hooks.CompileSpec]) -> T:
+        written = super().materialize_weights_blob(paths, compile_specs)
+        if not isinstance(written, list):
+            return written  # type: ignore[return-value]  # the paths given, handed back
+        out = [cls._written(p) if isinstance(p, hooks.WeightsBlobPath) else p for p in written]
+        return out  # type: ignore[return-value]  # T is a list here
+
+    @staticmethod
+    def _written(path: hooks.WeightsBlobPath) -> hooks.WeightsBlobPath:
+        """The blob path to hand on for the blob the reference wrote at ``path``: that one."""
+        return path
 
 
 def handed_digest_if(
