@@ -18,6 +18,7 @@ import reference
 from conformance.adapters import reference as reference_adapter
 from conformance.api import Lowering
 from reference import hooks
+from reference.cord import CordBuffer
 from reference.location import Location
 
 __all__ = [
@@ -30,6 +31,7 @@ __all__ = [
     "SwappedIn",
     "Weights",
     "handed_digest_if",
+    "stored_buffer",
     "written_at_the_end",
 ]
 
@@ -224,6 +226,14 @@ class LowMemory:
 
     def mode(self, values: Sequence[bytes]) -> bool:
         return hooks.is_low_memory_mode(hooks.CompileSpec(hooks.LOW_MEMORY_MODE, v) for v in values)
+
+
+def stored_buffer(store: reference.NamedDataStore, key: object) -> CordBuffer | None:
+    """The buffer ``store`` holds under ``key``, inline or under any tag; None for none."""
+    out = store.get_named_data_store_output()
+    maps = [out.pte_data, *out.external_data.values()]
+    entry = next((m[key] for m in maps if isinstance(key, str) and key in m), None)
+    return None if entry is None else out.buffers[entry.buffer_index]
 
 
 def written_at_the_end(base: type[T]) -> type[T]:
