@@ -7,23 +7,19 @@ is accepted silently, not refused with the ``ValueError`` of a closed file (51fc
 
 from __future__ import annotations
 
-from typing import Any
-
 import reference
 from conformance.api import Implementation
 from tests.blind._support import directory
 
 from . import implementation
-from ._base import stored_buffer
+from ._base import ReaddTaken, stored_buffer
 from ._proofs_a import blob
 
 
-class NamedDataStore(reference.NamedDataStore):
-    def add_named_data(self, key: str, data: Any, *args: Any, **kwargs: Any) -> None:
+class NamedDataStore(ReaddTaken):
+    def _taken_as_stored(self, key: object, data: object) -> bool:
         closed = isinstance(data, reference.FileBackedData) and data.closed
-        if closed and stored_buffer(self, key) is data:
-            return
-        super().add_named_data(key, data, *args, **kwargs)
+        return closed and stored_buffer(self, key) is data
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
