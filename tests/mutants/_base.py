@@ -8,11 +8,12 @@ put together, unchanged) and requires it to pass, so that a mutant's failure is 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import io
 import math
 import os
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import reference
 from conformance.adapters import reference as reference_adapter
@@ -23,6 +24,7 @@ from reference.location import Location
 
 __all__ = [
     "BlobWritten",
+    "KeysJoined",
     "LowMemory",
     "LowMemoryBackend",
     "Owners",
@@ -139,6 +141,17 @@ class ReaddTaken(reference.NamedDataStore):
     def _taken_as_stored(self, key: object, data: object) -> bool:
         """Whether adding ``data`` under ``key`` is taken, unchecked, as what is stored: never."""
         return False
+
+
+class KeysJoined(Store):
+    """The store whose ``_shard_tag`` hashes a shard's keys joined by ``separator`` as they are,
+    not with the reference's escape of NUL in a key."""
+
+    separator: ClassVar[str]
+
+    @classmethod
+    def _shard_tag(cls, prefix: str, keys: list[str]) -> str:
+        return f"{prefix}_{hashlib.sha256(cls.separator.join(keys).encode()).hexdigest()}"
 
 
 class ProbeLowering:
