@@ -449,8 +449,14 @@ class AotiBackend:
         (HOOK-LOAD-1)."""
         with open(blob_path, "rb") as f:
             data = f.read()
-        os.remove(blob_path)
+        cls._remove_loaded(blob_path)
         return data, hashlib.sha256(data).hexdigest()
+
+    @staticmethod
+    def _remove_loaded(blob_path: str) -> None:
+        """Remove the blob's file, read into memory (HOOK-LOAD-1): a step a port (or a mutant)
+        can change."""
+        os.remove(blob_path)
 
     @classmethod
     def store_weights_blob(

@@ -454,12 +454,17 @@ class NamedDataStore:
         tags: dict[str, str | None],
     ) -> None:
         """Put one shard under ``tag`` in the staged ``external`` and ``tags``."""
-        canonical = {key: shard[key] for key in keys}  # NDS-EXT-4: in sorted key order
+        canonical = self._shard_entries(shard, keys)
         # NDS-EXT-6: another shard under the tag is a collision; NDS-EXT-7: the same one is not
         if external.get(tag, canonical) != canonical:
             raise ValueError(f"external data tag collision for {tag}")
         external[tag] = canonical
         tags.update(dict.fromkeys(keys, tag))
+
+    @staticmethod
+    def _shard_entries(shard: dict[str, DataEntry], keys: list[str]) -> dict[str, DataEntry]:
+        """A shard's map of entries, in the order of ``keys``: sorted key order (NDS-EXT-4)."""
+        return {key: shard[key] for key in keys}
 
     def _add(
         self, key: str, data: CordBuffer, alignment: int, tag: str | None, layout: object

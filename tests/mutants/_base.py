@@ -8,25 +8,33 @@ put together, unchanged) and requires it to pass, so that a mutant's failure is 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import io
 import math
 import os
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import reference
 from conformance.adapters import reference as reference_adapter
 from conformance.api import Lowering
 from reference import hooks
+from reference.cord import CordBuffer
 from reference.location import Location
 
 __all__ = [
+    "BlobWritten",
+    "KeysJoined",
     "LowMemory",
     "LowMemoryBackend",
     "Owners",
     "ProbeLowering",
+    "ReaddTaken",
     "Store",
+    "SwappedIn",
     "Weights",
+    "handed_digest_if",
+    "stored_buffer",
     "written_at_the_end",
 ]
 
@@ -40,8 +48,9 @@ InitArguments = tuple[str, os.stat_result, bytes | None, bool, Location]
 
 class Owners(reference.FileBackedData):
     """The reference's ``FileBackedData`` with ``_init`` cut into steps: the arguments the
-    reference is given (where a mutant drops a digest or ownership), and a step run on each object
-    asked to own its file (where a mutant changes how owners are registered or released)."""
+    reference is given (where a mutant drops a digest or ownership), a step run once the reference
+    has recorded the file (where a mutant records more of it), and a step run on each object asked
+    to own its file (where a mutant changes how owners are registered or released)."""
 
     def _init(
         self,
@@ -52,6 +61,7 @@ class Owners(reference.FileBackedData):
         location: Location,
     ) -> None:
         super()._init(*self._arguments((path, st, digest, owner, location)))
+        self._recorded(st)
         if owner:
             self._made_owner()
 
@@ -59,8 +69,30 @@ class Owners(reference.FileBackedData):
         """The arguments of the reference's ``_init``: those given."""
         return given
 
+    def _recorded(self, st: os.stat_result) -> None:
+        """Run once the reference's ``_init`` has recorded the file ``st`` describes."""
+
     def _made_owner(self) -> None:
         """Run on an object just made the owner of its file (by ``move_from`` or ``__init__``)."""
+
+
+class SwappedIn(reference.FileBackedData):
+    """The reference's ``FileBackedData`` that runs ``_swap_in`` before each construction or
+    move: where a mutant puts its broken piece into the reference's modules, so that only a process
+    that uses the mutant has it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._swap_in()
+        super().__init__(*args, **kwargs)
+
+    @classmethod
+    def move_from(cls, *args: Any, **kwargs: Any) -> reference.FileBackedData:
+        cls._swap_in()
+        return super().move_from(*args, **kwargs)
+
+    @staticmethod
+    def _swap_in() -> None:
+        """Put the mutant's piece in place (again, where something may have undone it)."""
 
 
 class Store(reference.NamedDataStore):
@@ -96,6 +128,30 @@ class Store(reference.NamedDataStore):
     @staticmethod
     def _combined_alignment(old: int, new: int) -> int:
         return math.lcm(old, new)
+
+
+class ReaddTaken(reference.NamedDataStore):
+    """The reference store with a step that takes a re-add as what is stored already
+    (``_taken_as_stored``): such an add changes nothing, and none of the reference's checks run."""
+
+    def add_named_data(self, key: str, data: Any, *args: Any, **kwargs: Any) -> None:
+        if not self._taken_as_stored(key, data):
+            super().add_named_data(key, data, *args, **kwargs)
+
+    def _taken_as_stored(self, key: object, data: object) -> bool:
+        """Whether adding ``data`` under ``key`` is taken, unchecked, as what is stored: never."""
+        return False
+
+
+class KeysJoined(Store):
+    """The store whose ``_shard_tag`` hashes a shard's keys joined by ``separator`` as they are,
+    not with the reference's escape of NUL in a key."""
+
+    separator: ClassVar[str]
+
+    @classmethod
+    def _shard_tag(cls, prefix: str, keys: list[str]) -> str:
+        return f"{prefix}_{hashlib.sha256(cls.separator.join(keys).encode()).hexdigest()}"
 
 
 class ProbeLowering:
@@ -149,6 +205,39 @@ class LowMemoryBackend(hooks.FileBackedAotiBackend):
     (``_handed_digest``), and how the blob is written as another (``_blob``)."""
 
 
+class BlobWritten(LowMemoryBackend):
+    """The low-memory backend with a step run on each blob path ``materialize_weights_blob``
+    hands on (``_written``): where a mutant changes the blob once the reference has written it."""
+
+    @classmethod
+    def materialize_weights_blob(cls, paths: T, compile_specs: Sequence[hooks.CompileSpec]) -> T:
+        written = super().materialize_weights_blob(paths, compile_specs)
+        if not isinstance(written, list):
+            return written  # type: ignore[return-value]  # the paths given, handed back
+        out = [cls._written(p) if isinstance(p, hooks.WeightsBlobPath) else p for p in written]
+        return out  # type: ignore[return-value]  # T is a list here
+
+    @staticmethod
+    def _written(path: hooks.WeightsBlobPath) -> hooks.WeightsBlobPath:
+        """The blob path to hand on for the blob the reference wrote at ``path``: that one."""
+        return path
+
+
+def handed_digest_if(
+    blob_path: str, same: Callable[[os.stat_result, tuple[int, int, int, int]], bool]
+) -> bytes | None:
+    """The digest a ``WeightsBlobPath`` carries, while ``same`` judges the file at it now (its
+    stat) to be the one hashed (its stamp: device, inode, size, ``st_mtime_ns``); else None, as for
+    a plain path or a file gone."""
+    if not isinstance(blob_path, hooks.WeightsBlobPath):
+        return None
+    try:
+        st = os.stat(blob_path)
+    except OSError:
+        return None
+    return blob_path.sha256 if same(st, blob_path._stamp) else None
+
+
 class LowMemory:
     """The adapter's low-memory weights, for any ``FileBackedAotiBackend`` subclass."""
 
@@ -164,6 +253,14 @@ class LowMemory:
 
     def mode(self, values: Sequence[bytes]) -> bool:
         return hooks.is_low_memory_mode(hooks.CompileSpec(hooks.LOW_MEMORY_MODE, v) for v in values)
+
+
+def stored_buffer(store: reference.NamedDataStore, key: object) -> CordBuffer | None:
+    """The buffer ``store`` holds under ``key``, inline or under any tag; None for none."""
+    out = store.get_named_data_store_output()
+    maps = [out.pte_data, *out.external_data.values()]
+    entry = next((m[key] for m in maps if isinstance(key, str) and key in m), None)
+    return None if entry is None else out.buffers[entry.buffer_index]
 
 
 def written_at_the_end(base: type[T]) -> type[T]:

@@ -25,6 +25,7 @@ __all__ = [
     "empty_grown_written",
     "lowered",
     "materialized",
+    "owned",
     "patched",
     "removal_failure_reported",
     "spoiled_cord_written",
@@ -40,6 +41,12 @@ CHUNK = 1 << 20
 def blob(impl: Implementation, tmp: str, name: str, data: bytes, **kwargs: Any) -> Any:
     """A file ``name`` holding ``data`` in ``tmp``, wrapped by ``impl.FileBackedData``."""
     return impl.FileBackedData(make_file(os.path.join(tmp, name), data), **kwargs)
+
+
+def owned(impl: Implementation, tmp: str) -> tuple[Any, str]:
+    """An owner of a new file "w" in ``tmp`` holding b"weights", and the path it owns."""
+    owner = blob(impl, tmp, "w", b"weights", cleanup=True)
+    return owner, impl.path_of(owner)
 
 
 def written_over(piece: Any, before: bytes = b"0123456789", at: int = 2) -> bytes:
@@ -92,8 +99,7 @@ def removal_failure_reported(impl: Implementation) -> str | None:
     """FBD-CLOSE-7: an owner's ``close()`` whose removal fails with EIO raises, and the file stays
     for a retry; the retry (removal working again) removes it."""
     with directory() as tmp:
-        owner = blob(impl, tmp, "w", b"weights", cleanup=True)
-        path = impl.path_of(owner)
+        owner, path = owned(impl, tmp)
         try:
             with unlink_failing():
                 owner.close()

@@ -8,36 +8,24 @@ the digest handed on is that of the file as written): only the blob's layout sho
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
-from typing import TypeVar
 
 from conformance.api import Implementation
 from reference import hooks
 from tests.blind._support import directory, read_file
 
 from . import implementation
-from ._base import LowMemory, LowMemoryBackend
+from ._base import BlobWritten, LowMemory
 from ._proofs_a import materialized
 
-P = TypeVar("P")
 
-
-class Backend(LowMemoryBackend):
-    @classmethod
-    def materialize_weights_blob(cls, paths: P, compile_specs: Sequence[hooks.CompileSpec]) -> P:
-        written = super().materialize_weights_blob(paths, compile_specs)
-        if not isinstance(written, list):
-            return written
-        out = []
-        for path in written:
-            if isinstance(path, hooks.WeightsBlobPath):
-                with open(path, "ab") as f:
-                    f.write(b"\xff" * (-f.tell() % 64))
-                with open(path, "rb") as f:
-                    digest = hashlib.sha256(f.read()).digest()
-                path = hooks.WeightsBlobPath(str(path), digest)
-            out.append(path)
-        return out  # type: ignore[return-value]  # P is a list here
+class Backend(BlobWritten):
+    @staticmethod
+    def _written(path: hooks.WeightsBlobPath) -> hooks.WeightsBlobPath:
+        with open(path, "ab") as f:
+            f.write(b"\xff" * (-f.tell() % 64))
+        with open(path, "rb") as f:
+            digest = hashlib.sha256(f.read()).digest()
+        return hooks.WeightsBlobPath(str(path), digest)
 
 
 IMPLEMENTATION = implementation(__name__, low_memory=LowMemory(Backend))

@@ -14,7 +14,7 @@ from conformance.api import Implementation
 from tests.blind._support import directory
 
 from . import implementation
-from ._proofs_a import blob
+from ._proofs_a import owned
 
 
 class FileBackedData(reference.FileBackedData):
@@ -37,8 +37,7 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 def scenario(impl: Implementation) -> str | None:
     """The owned file moved aside and a link to it put at its name: the link is another file."""
     with directory() as tmp:
-        owner = blob(impl, tmp, "w", b"weights", cleanup=True)
-        path = impl.path_of(owner)
+        owner, path = owned(impl, tmp)
         aside = os.path.join(tmp, "aside")
         os.rename(path, aside)
         os.symlink(aside, path)

@@ -15,7 +15,7 @@ from reference.ownership import _remove_if_same, _unregister
 from tests.blind._support import directory
 
 from . import implementation
-from ._proofs_a import blob
+from ._proofs_a import owned
 
 
 class FileBackedData(reference.FileBackedData):
@@ -38,8 +38,7 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 def scenario(impl: Implementation) -> str | None:
     """A worker made by ``fork`` closes its inherited copy of the parent's owner."""
     with directory() as tmp:
-        owner = blob(impl, tmp, "w", b"weights", cleanup=True)
-        path = impl.path_of(owner)
+        owner, path = owned(impl, tmp)
         child = os.fork()
         if child == 0:  # pragma: no cover  # the child's coverage is not collected
             try:

@@ -13,7 +13,7 @@ from conformance.api import Implementation
 from tests.blind._support import directory
 
 from . import implementation
-from ._proofs_a import blob
+from ._proofs_a import owned
 
 
 class FileBackedData(reference.FileBackedData):
@@ -26,8 +26,7 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 def scenario(impl: Implementation) -> str | None:
     with directory() as tmp:
-        owner = blob(impl, tmp, "w", b"weights", cleanup=True)
-        path = impl.path_of(owner)
+        owner, path = owned(impl, tmp)
         owner.close()
         if os.path.exists(path):
             return f"close() of an owner left its file {path}"

@@ -7,25 +7,19 @@ is accepted silently, not refused with the ``ValueError`` of a closed file (51fc
 
 from __future__ import annotations
 
-from typing import Any
-
 import reference
 from conformance.api import Implementation
 from tests.blind._support import directory
 
 from . import implementation
+from ._base import ReaddTaken, stored_buffer
 from ._proofs_a import blob
 
 
-class NamedDataStore(reference.NamedDataStore):
-    def add_named_data(self, key: str, data: Any, *args: Any, **kwargs: Any) -> None:
-        if isinstance(data, reference.FileBackedData) and data.closed:
-            out = self.get_named_data_store_output()
-            maps = [out.pte_data, *out.external_data.values()]
-            entry = next((m[key] for m in maps if isinstance(key, str) and key in m), None)
-            if entry is not None and out.buffers[entry.buffer_index] is data:
-                return
-        super().add_named_data(key, data, *args, **kwargs)
+class NamedDataStore(ReaddTaken):
+    def _taken_as_stored(self, key: object, data: object) -> bool:
+        closed = isinstance(data, reference.FileBackedData) and data.closed
+        return closed and stored_buffer(self, key) is data
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

@@ -12,7 +12,7 @@ from typing import Any
 
 import reference
 from conformance.api import Implementation
-from reference.file_backed import write_all
+from reference.cord import _write_pieces
 from reference.verified_reader import _os_file
 
 from . import implementation
@@ -24,11 +24,7 @@ class Cord(reference.Cord):
         if _os_file(outfile) is None:
             super().write_to_file(outfile)
             return
-        for piece in self.pieces:
-            if isinstance(piece, bytes):
-                write_all(outfile, memoryview(piece))
-            else:
-                piece.write_to_file(outfile)
+        _write_pieces(outfile, self._buffers, {})  # each file piece by its own write_to_file
 
 
 IMPLEMENTATION = implementation(__name__, Cord=Cord)

@@ -7,25 +7,21 @@ digest is silently accepted, not a "Duplicate key" error.
 
 from __future__ import annotations
 
-from typing import Any
-
 import reference
 from conformance.api import Implementation
 from tests.blind._support import directory, sha
 
 from . import implementation
+from ._base import ReaddTaken, stored_buffer
 from ._proofs_a import blob
 
 
-class NamedDataStore(reference.NamedDataStore):
-    def add_named_data(self, key: str, data: Any, *args: Any, **kwargs: Any) -> None:
-        if isinstance(data, (bytes, reference.FileBackedData)) and len(data) == 0:
-            out = self.get_named_data_store_output()
-            maps = [out.pte_data, *out.external_data.values()]
-            entry = next((m[key] for m in maps if isinstance(key, str) and key in m), None)
-            if entry is not None and len(out.buffers[entry.buffer_index]) == 0:
-                return
-        super().add_named_data(key, data, *args, **kwargs)
+class NamedDataStore(ReaddTaken):
+    def _taken_as_stored(self, key: object, data: object) -> bool:
+        if not (isinstance(data, (bytes, reference.FileBackedData)) and len(data) == 0):
+            return False
+        stored = stored_buffer(self, key)
+        return stored is not None and len(stored) == 0
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

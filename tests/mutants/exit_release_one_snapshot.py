@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-from typing import Any
 
-import reference
 from conformance.api import Implementation
 from reference import deferral, ownership
 from tests.blind._support import directory
 
 from . import implementation
+from ._base import SwappedIn
 from ._proofs_b import exit_leaves
 
 
@@ -32,21 +31,12 @@ def _one_snapshot() -> None:
         deferral._restore(previous)
 
 
-def _swap() -> None:
-    atexit.unregister(ownership._release_all_at_exit)
-    atexit.unregister(_one_snapshot)
-    atexit.register(_one_snapshot)
-
-
-class FileBackedData(reference.FileBackedData):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        _swap()
-        super().__init__(*args, **kwargs)
-
-    @classmethod
-    def move_from(cls, *args: Any, **kwargs: Any) -> reference.FileBackedData:
-        _swap()
-        return super().move_from(*args, **kwargs)
+class FileBackedData(SwappedIn):
+    @staticmethod
+    def _swap_in() -> None:
+        atexit.unregister(ownership._release_all_at_exit)
+        atexit.unregister(_one_snapshot)
+        atexit.register(_one_snapshot)
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

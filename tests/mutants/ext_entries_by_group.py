@@ -8,28 +8,18 @@ from __future__ import annotations
 
 import reference
 from conformance.api import Implementation
-from reference.named_data import DataEntry, _Maps
+from reference.named_data import DataEntry
 
 from . import implementation
 
 
 class NamedDataStore(reference.NamedDataStore):
-    def _install(
-        self,
-        tag: str,
-        shard: dict[str, DataEntry],
-        keys: list[str],
-        external: _Maps,
-        tags: dict[str, str | None],
-    ) -> None:
+    @staticmethod
+    def _shard_entries(shard: dict[str, DataEntry], keys: list[str]) -> dict[str, DataEntry]:
         groups: dict[int, list[str]] = {}
         for key in shard:  # packing order
             groups.setdefault(shard[key].buffer_index, []).append(key)
-        ordered = [key for group in groups.values() for key in sorted(group)]
-        if external.get(tag, shard) != shard:
-            raise ValueError(f"external data tag collision for {tag}")
-        external[tag] = {key: shard[key] for key in ordered}
-        tags.update(dict.fromkeys(keys, tag))
+        return {key: shard[key] for group in groups.values() for key in sorted(group)}
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

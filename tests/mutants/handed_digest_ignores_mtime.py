@@ -7,27 +7,19 @@ of what was written first.
 
 from __future__ import annotations
 
-import os
-
 from conformance.api import Implementation
-from reference import hooks
 
 from . import implementation
-from ._base import LowMemory, LowMemoryBackend
+from ._base import LowMemory, LowMemoryBackend, handed_digest_if
 from ._proofs_b import load_after_rewrite, restamped
 
 
 class Backend(LowMemoryBackend):
     @staticmethod
     def _handed_digest(blob_path: str) -> bytes | None:
-        if not isinstance(blob_path, hooks.WeightsBlobPath):
-            return None
-        try:
-            st = os.stat(blob_path)
-        except OSError:
-            return None
-        same = (st.st_dev, st.st_ino, st.st_size) == blob_path._stamp[:3]
-        return blob_path.sha256 if same else None
+        return handed_digest_if(
+            blob_path, lambda st, stamp: (st.st_dev, st.st_ino, st.st_size) == stamp[:3]
+        )
 
 
 IMPLEMENTATION = implementation(__name__, low_memory=LowMemory(Backend))

@@ -10,30 +10,26 @@ from __future__ import annotations
 import os
 
 from conformance.api import Implementation
-from reference import hooks
 
 from . import implementation
-from ._base import LowMemory, LowMemoryBackend
+from ._base import LowMemory, LowMemoryBackend, handed_digest_if
 from ._proofs_b import load_after_rewrite, restamped
 
 
 class Backend(LowMemoryBackend):
     @staticmethod
     def _handed_digest(blob_path: str) -> bytes | None:
-        if not isinstance(blob_path, hooks.WeightsBlobPath):
-            return None
-        try:
-            st = os.stat(blob_path)
-        except OSError:
-            return None
-        dev, ino, size, mtime_ns = blob_path._stamp
-        same = (st.st_dev, st.st_ino, st.st_size, int(st.st_mtime)) == (
-            dev,
-            ino,
-            size,
-            mtime_ns // 10**9,
-        )
-        return blob_path.sha256 if same else None
+        return handed_digest_if(blob_path, _same_to_the_second)
+
+
+def _same_to_the_second(st: os.stat_result, stamp: tuple[int, int, int, int]) -> bool:
+    dev, ino, size, mtime_ns = stamp
+    return (st.st_dev, st.st_ino, st.st_size, int(st.st_mtime)) == (
+        dev,
+        ino,
+        size,
+        mtime_ns // 10**9,
+    )
 
 
 IMPLEMENTATION = implementation(__name__, low_memory=LowMemory(Backend))

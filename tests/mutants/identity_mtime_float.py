@@ -10,26 +10,18 @@ from __future__ import annotations
 
 import os
 
-import reference
 from conformance.api import Implementation
-from reference.location import Location, identity_of
+from reference.location import identity_of
 from reference.verified_reader import _VerifiedReader
 from tests.blind._support import directory, make_file
 
 from . import implementation
+from ._base import Owners
 from ._proofs_b import refused, restamped
 
 
-class FileBackedData(reference.FileBackedData):
-    def _init(
-        self,
-        path: str,
-        st: os.stat_result,
-        digest: bytes | None,
-        owner: bool,
-        location: Location,
-    ) -> None:
-        super()._init(path, st, digest, owner, location)
+class FileBackedData(Owners):
+    def _recorded(self, st: os.stat_result) -> None:
         self._mtime = st.st_mtime
 
     def _open(self, directory: int | None = None) -> _VerifiedReader:

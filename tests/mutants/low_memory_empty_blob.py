@@ -9,30 +9,21 @@ observer of the open, not of the bytes read, sees the reread.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from typing import TypeVar
 
 from conformance.api import Implementation
 from reference import hooks
 from tests.blind._support import directory, read_file
 
 from . import implementation
-from ._base import LowMemory, LowMemoryBackend
+from ._base import BlobWritten, LowMemory
 from ._proofs_b import materialized
 
-P = TypeVar("P")
 
-
-class Backend(LowMemoryBackend):
-    @classmethod
-    def materialize_weights_blob(cls, paths: P, compile_specs: Sequence[hooks.CompileSpec]) -> P:
-        written = super().materialize_weights_blob(paths, compile_specs)
-        if not isinstance(written, list):
-            return written
-        for path in written:
-            if isinstance(path, hooks.WeightsBlobPath):
-                os.truncate(path, 0)  # its digest is then of another file: load drops it
-        return written
+class Backend(BlobWritten):
+    @staticmethod
+    def _written(path: hooks.WeightsBlobPath) -> hooks.WeightsBlobPath:
+        os.truncate(path, 0)  # its digest is then of another file: load drops it
+        return path
 
 
 IMPLEMENTATION = implementation(__name__, low_memory=LowMemory(Backend))

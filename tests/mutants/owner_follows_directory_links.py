@@ -9,15 +9,14 @@ construction or move, so that only a process that uses this mutant has it.
 from __future__ import annotations
 
 import os
-from typing import Any
 
-import reference
 from conformance.api import Implementation
 from reference import file_backed
 from reference.location import Location, locate
 from tests.blind._support import child_says
 
 from . import implementation
+from ._base import SwappedIn
 
 
 def _located(path: str) -> tuple[Location, os.stat_result]:
@@ -26,19 +25,10 @@ def _located(path: str) -> tuple[Location, os.stat_result]:
     return locate(path, False), st
 
 
-def _swap() -> None:
-    file_backed._located_owned = _located
-
-
-class FileBackedData(reference.FileBackedData):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        _swap()
-        super().__init__(*args, **kwargs)
-
-    @classmethod
-    def move_from(cls, *args: Any, **kwargs: Any) -> reference.FileBackedData:
-        _swap()
-        return super().move_from(*args, **kwargs)
+class FileBackedData(SwappedIn):
+    @staticmethod
+    def _swap_in() -> None:
+        file_backed._located_owned = _located
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

@@ -10,33 +10,23 @@ has it.
 from __future__ import annotations
 
 import tempfile
-from typing import Any
 
-import reference
 from conformance.api import Implementation
 from reference import file_backed
 from tests.blind._support import child_says
 
 from . import implementation
+from ._base import SwappedIn
 
 
 def _mkstemp(prefix: str, suffix: str, directory: str | None) -> tuple[int, str]:
     return tempfile.mkstemp(suffix, prefix, directory)
 
 
-def _swap() -> None:
-    file_backed.make_placeholder = _mkstemp  # type: ignore[attr-defined]  # imported there, not exported
-
-
-class FileBackedData(reference.FileBackedData):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        _swap()
-        super().__init__(*args, **kwargs)
-
-    @classmethod
-    def move_from(cls, *args: Any, **kwargs: Any) -> reference.FileBackedData:
-        _swap()
-        return super().move_from(*args, **kwargs)
+class FileBackedData(SwappedIn):
+    @staticmethod
+    def _swap_in() -> None:
+        file_backed.make_placeholder = _mkstemp  # type: ignore[attr-defined]  # imported there, not exported
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

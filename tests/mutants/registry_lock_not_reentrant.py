@@ -9,32 +9,22 @@ process that uses this mutant has it.
 from __future__ import annotations
 
 import threading
-from typing import Any
 
-import reference
 from conformance.api import Implementation
 from reference import ownership
 from tests.blind._support import child_says
 
 from . import implementation
+from ._base import SwappedIn
 
 _PLAIN = type(threading.Lock())
 
 
-def _plain_lock() -> None:
-    if not isinstance(ownership._owners_lock, _PLAIN):  # also again in a forked child
-        ownership._owners_lock = threading.Lock()
-
-
-class FileBackedData(reference.FileBackedData):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        _plain_lock()
-        super().__init__(*args, **kwargs)
-
-    @classmethod
-    def move_from(cls, *args: Any, **kwargs: Any) -> reference.FileBackedData:
-        _plain_lock()
-        return super().move_from(*args, **kwargs)
+class FileBackedData(SwappedIn):
+    @staticmethod
+    def _swap_in() -> None:
+        if not isinstance(ownership._owners_lock, _PLAIN):  # also again in a forked child
+            ownership._owners_lock = threading.Lock()
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

@@ -9,34 +9,24 @@ that only a process that uses this mutant lacks it.
 from __future__ import annotations
 
 import os
-from typing import Any
 
-import reference
 from conformance.api import Implementation
 from reference import ownership
 from reference.location import Identity, Location
 from tests.blind._support import directory, in_child, make_file
 
 from . import implementation
+from ._base import SwappedIn
 
 
 def _remove(location: Location, identity: Identity) -> None:
     location.remove_if(identity)
 
 
-def _no_reserve() -> None:
-    ownership._remove_with_reserve = _remove  # also in a forked child, which inherits it
-
-
-class FileBackedData(reference.FileBackedData):
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        _no_reserve()
-        super().__init__(*args, **kwargs)
-
-    @classmethod
-    def move_from(cls, *args: Any, **kwargs: Any) -> reference.FileBackedData:
-        _no_reserve()
-        return super().move_from(*args, **kwargs)
+class FileBackedData(SwappedIn):
+    @staticmethod
+    def _swap_in() -> None:
+        ownership._remove_with_reserve = _remove  # also in a forked child, which inherits it
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

@@ -7,19 +7,15 @@ for a shard of one key, wrong for every shard of two or more (and ``ab`` + ``c``
 
 from __future__ import annotations
 
-import hashlib
-
 from conformance.api import Implementation
 
 from . import implementation
-from ._base import Store
+from ._base import KeysJoined
 from ._proofs_c import shards_problem
 
 
-class NamedDataStore(Store):
-    @staticmethod
-    def _shard_tag(prefix: str, keys: list[str]) -> str:
-        return f"{prefix}_{hashlib.sha256(''.join(keys).encode()).hexdigest()}"
+class NamedDataStore(KeysJoined):
+    separator = ""
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

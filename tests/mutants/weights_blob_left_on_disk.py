@@ -5,9 +5,6 @@ The default ``load_weights_blob`` reads the blob into memory but leaves its file
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Sequence
-
 from conformance.api import Implementation
 from reference import hooks
 
@@ -17,13 +14,9 @@ from ._proofs_c import weights_loaded
 
 
 class AotiBackend(hooks.AotiBackend):
-    @classmethod
-    def load_weights_blob(
-        cls, blob_path: str, compile_specs: Sequence[hooks.CompileSpec]
-    ) -> tuple[bytes, str]:
-        with open(blob_path, "rb") as f:
-            data = f.read()
-        return data, hashlib.sha256(data).hexdigest()
+    @staticmethod
+    def _remove_loaded(blob_path: str) -> None:
+        """Nothing: the blob read into memory stays on disk."""
 
 
 weights = Weights(AotiBackend)
