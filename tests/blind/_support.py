@@ -119,6 +119,13 @@ def sha(data: bytes) -> bytes:
     return hashlib.sha256(data).digest()
 
 
+def read_hashed(path: str) -> tuple[bytes, str]:
+    """A blob file's bytes and their hex SHA-256, as ``load_weights_blob`` returns them; the file
+    is left where it is."""
+    data = read_file(path)
+    return data, hashlib.sha256(data).hexdigest()
+
+
 def bytes_read() -> int:
     """Bytes this process has read through ``read``-like system calls (Linux ``rchar``)."""
     with open("/proc/self/io", "rb") as f:

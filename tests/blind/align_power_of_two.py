@@ -6,24 +6,17 @@ constraint checked in the store), where every positive alignment must be accepte
 
 from __future__ import annotations
 
-import reference
 from conformance.api import Implementation
 
 from . import implementation
+from ._steps import Arguments, CheckingFirst
 
 
-class NamedDataStore(reference.NamedDataStore):
-    def add_named_data(
-        self,
-        key: str,
-        data: reference.CordBuffer,
-        alignment: int | None = 1,
-        external_tag: str | None = None,
-        tensor_layout: object | None = None,
-    ) -> None:
+class NamedDataStore(CheckingFirst):
+    def _check_first(self, key: object, data: object, alignment: object, tag: object) -> Arguments:
         if type(alignment) is int and alignment > 0 and alignment & (alignment - 1):
             raise ValueError(f"Alignment must be a power of 2, received {alignment}.")
-        super().add_named_data(key, data, alignment, external_tag, tensor_layout)
+        return key, data, alignment, tag
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

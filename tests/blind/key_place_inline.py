@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import reference
 from conformance.api import Implementation
-from reference.named_data import DataEntry
 
 from . import implementation
+from ._steps import Compared, ComparingAs
 
 
-class NamedDataStore(reference.NamedDataStore):
-    def _readd(
-        self, key: str, data: object, alignment: int, tag: str | None, layout: object
-    ) -> DataEntry | None:
+class NamedDataStore(ComparingAs):
+    def _compared(
+        self, key: str, data: reference.CordBuffer, tag: str | None, layout: object
+    ) -> Compared:
         old_tag = self._tags[key]
         if tag is None or old_tag is None:
             tag = old_tag  # only two tags can disagree
-        return super()._readd(key, data, alignment, tag, layout)
+        return data, tag, layout
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

@@ -13,22 +13,17 @@ from . import implementation
 
 
 class NamedDataStore(reference.NamedDataStore):
-    def add_named_data(
-        self,
-        key: str,
-        data: reference.CordBuffer,
-        alignment: int | None = 1,
-        external_tag: str | None = None,
-        tensor_layout: object | None = None,
+    def _add(
+        self, key: str, data: reference.CordBuffer, alignment: int, tag: str | None, layout: object
     ) -> None:
-        if type(key) is str and key in self._tags and self._tags[key] != external_tag:
-            probe = f"{key}\0{external_tag}"  # a fresh name in the other map, then renamed
-            super().add_named_data(probe, data, alignment, external_tag, tensor_layout)
-            entries = self._unlend(external_tag)
+        if key in self._tags and self._tags[key] != tag:
+            probe = f"{key}\0{tag}"  # a fresh name in the other map, then renamed
+            super()._add(probe, data, alignment, tag, layout)
+            entries = self._unlend(tag)
             entries[key] = entries.pop(probe)
             del self._tags[probe]
             return
-        super().add_named_data(key, data, alignment, external_tag, tensor_layout)
+        super()._add(key, data, alignment, tag, layout)
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
