@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import io
 import os
 import stat
 import weakref
@@ -14,10 +15,11 @@ from typing import Any, cast
 
 import reference
 from reference import hooks
+from reference.file_backed import check_writable, write_all
 from reference.location import FileChangedError, Identity, Location
 from reference.named_data import DataEntry
 from reference.ownership import _remove_if_same, _unregister
-from reference.verified_reader import _VerifiedReader
+from reference.verified_reader import _os_file, _VerifiedReader
 
 Arguments = tuple[object, object, object, object]
 """``add_named_data``'s key, data, alignment and tag, before any check."""
@@ -68,6 +70,24 @@ class ReleasingOnClose(reference.FileBackedData):
     def _release(self) -> None:
         if os.getpid() == self._pid:
             _remove_if_same(self._location, self._identity)
+
+
+class StreamingThrough(reference.FileBackedData):
+    """The reference's ``FileBackedData`` writing into an output that is neither a file from
+    ``open()`` nor an ``io.BytesIO`` chunk by chunk through ``_write_chunk`` (the reference's:
+    ``write_all``, which loops over short writes)."""
+
+    def write_to_file(self, outfile: object) -> None:
+        check_writable(outfile)
+        self._check_open()
+        with self._open() as reader:
+            if _os_file(outfile) is not None or type(outfile) is io.BytesIO:
+                reader.write_to(outfile)
+            else:
+                reader.stream(lambda chunk: self._write_chunk(outfile, chunk))
+
+    def _write_chunk(self, outfile: object, chunk: memoryview) -> None:
+        write_all(outfile, chunk)
 
 
 def _release(remove: Callable[..., object], pid: int, identity: Identity, *args: object) -> None:
