@@ -104,6 +104,26 @@ def directory() -> Iterator[str]:
         yield os.path.realpath(path)
 
 
+@contextlib.contextmanager
+def wrapped(impl: Implementation, data: bytes, **kwargs: object) -> Iterator[tuple[str, Any]]:
+    """In a fresh directory (``directory``), a file ``w`` holding ``data``: its path, and a blob of
+    ``impl`` made over it with ``kwargs``."""
+    with directory() as tmp:
+        path = make_file(os.path.join(tmp, "w"), data)
+        yield path, impl.FileBackedData(path, **kwargs)
+
+
+@contextlib.contextmanager
+def linked(data: bytes) -> Iterator[tuple[str, str]]:
+    """In a fresh directory (``directory``), a file ``data`` holding ``data`` and a symbolic link
+    ``link`` to it: their paths."""
+    with directory() as tmp:
+        target = make_file(os.path.join(tmp, "data"), data)
+        link = os.path.join(tmp, "link")
+        os.symlink(target, link)
+        yield target, link
+
+
 def make_file(path: str, data: bytes) -> str:
     with open(path, "wb") as f:
         f.write(data)
@@ -124,6 +144,31 @@ def read_hashed(path: str) -> tuple[bytes, str]:
     is left where it is."""
     data = read_file(path)
     return data, hashlib.sha256(data).hexdigest()
+
+
+def alignment_stored(impl: Implementation, alignment: object, stored: int) -> str | None:
+    """What is wrong with adding key ``"k"`` inline with ``alignment`` to a new store of ``impl``:
+    refused (``ValueError`` or ``TypeError``), or stored with another alignment than ``stored``;
+    None when nothing is."""
+    store = impl.NamedDataStore()
+    try:
+        store.add_named_data("k", b"abc", alignment)
+    except (ValueError, TypeError) as exc:
+        return f"alignment {alignment!r} was refused: {exc!r}"
+    got = store.get_named_data_store_output().pte_data["k"].alignment
+    return None if got == stored else f"alignment {alignment!r} was stored as {got!r}"
+
+
+def inline_then_tagged(impl: Implementation, first: bytes, second: bytes) -> tuple[Any, bool]:
+    """Add key ``"k"`` inline with ``first``, then under tag ``"t"`` with ``second``, to a new store
+    of ``impl``: the store's output, and whether the second add was refused (``ValueError``)."""
+    store = impl.NamedDataStore()
+    store.add_named_data("k", first)
+    try:
+        store.add_named_data("k", second, external_tag="t")
+    except ValueError:
+        return store.get_named_data_store_output(), True
+    return store.get_named_data_store_output(), False
 
 
 def bytes_read() -> int:

@@ -10,6 +10,7 @@ from conformance.api import Implementation
 
 from . import implementation
 from ._steps import Arguments, CheckingFirst
+from ._support import alignment_stored
 
 
 class NamedDataStore(CheckingFirst):
@@ -23,13 +24,7 @@ IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
 
 
 def scenario(impl: Implementation) -> str | None:
-    store = impl.NamedDataStore()
-    try:
-        store.add_named_data("k", b"abc", None)
-    except TypeError as exc:
-        return f"alignment=None raised {exc!r}"
-    entry = store.get_named_data_store_output().pte_data["k"]
-    return None if entry.alignment == 1 else f"alignment=None was stored as {entry.alignment!r}"
+    return alignment_stored(impl, None, 1)  # None means 1
 
 
 def demonstrate() -> str | None:

@@ -10,6 +10,7 @@ from conformance.api import Implementation
 
 from . import implementation
 from ._steps import Arguments, CheckingFirst
+from ._support import alignment_stored
 
 
 class NamedDataStore(CheckingFirst):
@@ -23,13 +24,7 @@ IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
 
 
 def scenario(impl: Implementation) -> str | None:
-    store = impl.NamedDataStore()
-    try:
-        store.add_named_data("k", b"abc", 3)
-    except ValueError as exc:
-        return f"alignment 3 was refused: {exc}"
-    entry = store.get_named_data_store_output().pte_data["k"]
-    return None if entry.alignment == 3 else f"alignment 3 was stored as {entry.alignment!r}"
+    return alignment_stored(impl, 3, 3)
 
 
 def demonstrate() -> str | None:

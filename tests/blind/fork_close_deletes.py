@@ -13,7 +13,7 @@ from reference.ownership import _remove_if_same
 
 from . import implementation
 from ._steps import ReleasingOnClose
-from ._support import directory, make_file
+from ._support import wrapped
 
 
 class FileBackedData(ReleasingOnClose):
@@ -25,9 +25,7 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 def scenario(impl: Implementation) -> str | None:
-    with directory() as tmp:
-        path = make_file(os.path.join(tmp, "w"), b"weights")
-        blob = impl.FileBackedData(path, cleanup=True)
+    with wrapped(impl, b"weights", cleanup=True) as (path, blob):
         pid = os.fork()
         if pid == 0:
             try:

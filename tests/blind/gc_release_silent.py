@@ -19,7 +19,7 @@ from reference.location import Identity, Location
 
 from . import implementation
 from ._steps import release_at_collection
-from ._support import directory, make_file
+from ._support import wrapped
 
 
 def _quiet_remove(location: Location, identity: Identity) -> None:
@@ -43,9 +43,7 @@ def _refuse(*args: object, **kwargs: object) -> None:
 
 
 def scenario(impl: Implementation) -> str | None:
-    with directory() as tmp:
-        path = make_file(os.path.join(tmp, "w"), b"abc")
-        blob = impl.FileBackedData(path, cleanup=True)
+    with wrapped(impl, b"abc", cleanup=True) as (path, blob):
         unlink = os.unlink
         os.unlink = _refuse
         try:

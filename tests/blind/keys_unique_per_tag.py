@@ -10,6 +10,7 @@ import reference
 from conformance.api import Implementation
 
 from . import implementation
+from ._support import inline_then_tagged
 
 
 class NamedDataStore(reference.NamedDataStore):
@@ -30,13 +31,9 @@ IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
 
 
 def scenario(impl: Implementation) -> str | None:
-    store = impl.NamedDataStore()
-    store.add_named_data("k", b"inline data")
-    try:
-        store.add_named_data("k", b"other data", external_tag="t")
-    except ValueError:
+    out, refused = inline_then_tagged(impl, b"inline data", b"other data")
+    if refused:
         return None
-    out = store.get_named_data_store_output()
     places = ["inline"] * ("k" in out.pte_data) + [
         t for t, m in out.external_data.items() if "k" in m
     ]

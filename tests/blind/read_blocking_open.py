@@ -14,7 +14,7 @@ from conformance.api import Implementation
 
 from . import implementation
 from ._steps import OpeningWith
-from ._support import directory, make_file
+from ._support import wrapped
 
 
 class FileBackedData(OpeningWith):
@@ -25,9 +25,7 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 def scenario(impl: Implementation) -> str | None:
-    with directory() as tmp:
-        path = make_file(os.path.join(tmp, "w"), b"weights")
-        blob = impl.FileBackedData(path)
+    with wrapped(impl, b"weights") as (path, blob):
         os.unlink(path)
         os.mkfifo(path)
         outcome: list[object] = []

@@ -12,7 +12,7 @@ from conformance.api import Implementation
 
 from . import implementation
 from ._steps import OpeningWith
-from ._support import directory, make_file
+from ._support import wrapped
 
 
 class FileBackedData(OpeningWith):
@@ -23,10 +23,8 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 def scenario(impl: Implementation) -> str | None:
-    with directory() as tmp:
-        path = make_file(os.path.join(tmp, "w"), b"weights")
-        blob = impl.FileBackedData(path)
-        elsewhere = os.path.join(tmp, "moved")
+    with wrapped(impl, b"weights") as (path, blob):
+        elsewhere = os.path.join(os.path.dirname(path), "moved")
         os.rename(path, elsewhere)
         os.symlink(elsewhere, path)
         try:

@@ -14,7 +14,7 @@ from conformance.api import Implementation
 
 from . import implementation
 from ._steps import ReleasingOnClose
-from ._support import directory, make_file
+from ._support import wrapped
 
 
 class FileBackedData(ReleasingOnClose):
@@ -30,9 +30,7 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 def scenario(impl: Implementation) -> str | None:
-    with directory() as tmp:
-        path = make_file(os.path.join(tmp, "w"), b"weights")
-        blob = impl.FileBackedData(path, cleanup=True)
+    with wrapped(impl, b"weights", cleanup=True) as (path, blob):
         st = os.stat(path)
         with open(path, "r+b") as f:
             f.write(b"WEIGHTS")
