@@ -171,6 +171,20 @@ def inline_then_tagged(impl: Implementation, first: bytes, second: bytes) -> tup
     return store.get_named_data_store_output(), False
 
 
+def append_refused(impl: Implementation, value: object, name: str) -> str | None:
+    """What is wrong with appending ``value`` to a Cord of ``impl`` holding ``b"ab"``: it was
+    accepted, or refused with a ``TypeError`` that does not name ``name`` (the type), or the
+    refusal changed the Cord; None when nothing is."""
+    cord = impl.Cord(b"ab")
+    try:
+        cord.append(value)
+    except TypeError as exc:
+        if name not in str(exc):
+            return f"appending a {name} raised a TypeError that does not name it: {exc}"
+        return None if len(cord) == 2 else f"a refused {name} changed the Cord's length"
+    return f"a {name} was appended: the Cord's length is now {len(cord)}"
+
+
 def bytes_read() -> int:
     """Bytes this process has read through ``read``-like system calls (Linux ``rchar``)."""
     with open("/proc/self/io", "rb") as f:
@@ -224,6 +238,23 @@ def in_child(
         env=env,
         check=False,
     )
+
+
+def forked_says(action: Callable[[], str]) -> str:
+    """What ``action()`` returns in a child made by ``fork``, which then leaves at once, without
+    clean-up (nothing when ``action`` raises)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.write(write, action().encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as f:
+        said = f.read()
+    os.waitpid(pid, 0)
+    return said
 
 
 def child_says(impl: Implementation, code: str, timeout: float = 30) -> str | None:
