@@ -124,6 +124,26 @@ def linked(data: bytes) -> Iterator[tuple[str, str]]:
         yield target, link
 
 
+def read_as_blob(blob: Any, what: str) -> str | None:
+    """None when ``blob.to_bytes()`` raises ``OSError``, as a read of ``what`` (a file that is no
+    longer the blob's) must; else what it read."""
+    try:
+        data = blob.to_bytes()
+    except OSError:
+        return None
+    return f"{what} was read as the blob: {data!r}"
+
+
+def accepted(make: Callable[[], Any], refusal: type[Exception]) -> bool:
+    """Whether ``make()`` returned a blob rather than raising ``refusal``; the blob is closed."""
+    try:
+        blob = make()
+    except refusal:
+        return False
+    blob.close()
+    return True
+
+
 def make_file(path: str, data: bytes) -> str:
     with open(path, "wb") as f:
         f.write(data)

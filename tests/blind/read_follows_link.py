@@ -12,7 +12,7 @@ from conformance.api import Implementation
 
 from . import implementation
 from ._steps import OpeningWith
-from ._support import wrapped
+from ._support import read_as_blob, wrapped
 
 
 class FileBackedData(OpeningWith):
@@ -27,11 +27,7 @@ def scenario(impl: Implementation) -> str | None:
         elsewhere = os.path.join(os.path.dirname(path), "moved")
         os.rename(path, elsewhere)
         os.symlink(elsewhere, path)
-        try:
-            data = blob.to_bytes()
-        except OSError:
-            return None
-        return f"to_bytes() read {data!r} through a symbolic link put at the file's name"
+        return read_as_blob(blob, "a symbolic link put at the file's name, to the file")
 
 
 def demonstrate() -> str | None:
