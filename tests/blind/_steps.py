@@ -54,6 +54,23 @@ class OpeningWith(reference.FileBackedData):
         return _VerifiedReader(location, self._identity, self._size)
 
 
+class PathsThrough(reference.FileBackedData):
+    """The reference's ``FileBackedData`` whose constructor and ``move_from`` both take the path
+    as ``_taken`` gives it: a port's own reading of a path, before any of the reference's checks
+    (the reference takes the path as it is given)."""
+
+    def __init__(self, path: Any, cleanup: Any = False, sha256: Any = None) -> None:
+        super().__init__(self._taken(path), cleanup, sha256)
+
+    @classmethod
+    def move_from(cls, path: Any, sha256: Any = None) -> reference.FileBackedData:
+        return super().move_from(cls._taken(path), sha256)
+
+    @staticmethod
+    def _taken(path: object) -> object:
+        return path
+
+
 class ReleasingOnClose(reference.FileBackedData):
     """The reference's ``FileBackedData`` whose ``close()`` removes an owned file by ``_release``
     (the reference's: in the owning process only, and only the very file it recorded)."""
