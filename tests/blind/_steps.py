@@ -31,7 +31,9 @@ Copy = Callable[[type[hooks.BackendDetails], hooks.Submodule, Sequence[hooks.Sub
 
 @functools.cache
 def _location_opening_with(flags: int) -> type[Location]:
-    class OpeningWith(Location):
+    """A ``Location`` whose file is opened with ``flags``, one class for each set of flags."""
+
+    class FlaggedLocation(Location):
         def open_in(self, directory: int, identity: Identity) -> tuple[int, os.stat_result]:
             fd = os.open(self.name, flags, dir_fd=directory)
             st = os.fstat(fd)
@@ -40,7 +42,7 @@ def _location_opening_with(flags: int) -> type[Location]:
                 raise FileChangedError(errno.ESTALE, "the file was replaced", self.path)
             return fd, st
 
-    return OpeningWith
+    return FlaggedLocation
 
 
 class OpeningWith(reference.FileBackedData):
@@ -81,7 +83,7 @@ class ReleasingOnClose(reference.FileBackedData):
                 return
             if self._owner:
                 self._release()
-                self._disown()  # as the reference: no release at collection, no registration
+                self._disown()  # then as the reference: finalizer detached, unregistered
             self._closed = True
 
     def _release(self) -> None:

@@ -1,5 +1,6 @@
-"""What the broken implementations share: adapters of their hooks, and the small tools their
-scenarios use (temporary directories, files, read and memory accounting, child processes)."""
+"""What the broken implementations share: adapters of their hooks, the small tools their
+scenarios use (temporary directories, files, read and memory accounting, child processes), and the
+cases several scenarios set up and judge alike."""
 
 from __future__ import annotations
 
