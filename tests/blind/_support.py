@@ -1,5 +1,6 @@
-"""What the broken implementations share: adapters of their hooks, and the small tools their
-scenarios use (temporary directories, files, read and memory accounting, child processes)."""
+"""What the broken implementations share: adapters of their hooks, the small tools their
+scenarios use (temporary directories, files, read and memory accounting, child processes), and the
+cases several scenarios set up and judge alike."""
 
 from __future__ import annotations
 
@@ -104,6 +105,46 @@ def directory() -> Iterator[str]:
         yield os.path.realpath(path)
 
 
+@contextlib.contextmanager
+def wrapped(impl: Implementation, data: bytes, **kwargs: object) -> Iterator[tuple[str, Any]]:
+    """In a fresh directory (``directory``), a file ``w`` holding ``data``: its path, and a blob of
+    ``impl`` made over it with ``kwargs``."""
+    with directory() as tmp:
+        path = make_file(os.path.join(tmp, "w"), data)
+        yield path, impl.FileBackedData(path, **kwargs)
+
+
+@contextlib.contextmanager
+def linked(data: bytes) -> Iterator[tuple[str, str]]:
+    """In a fresh directory (``directory``), a file ``data`` holding ``data`` and a symbolic link
+    ``link`` to it: their paths."""
+    with directory() as tmp:
+        target = make_file(os.path.join(tmp, "data"), data)
+        link = os.path.join(tmp, "link")
+        os.symlink(target, link)
+        yield target, link
+
+
+def read_as_blob(blob: Any, what: str) -> str | None:
+    """None when ``blob.to_bytes()`` raises ``OSError``, as a read of ``what`` (a file that is no
+    longer the blob's) must; else what it read."""
+    try:
+        data = blob.to_bytes()
+    except OSError:
+        return None
+    return f"{what} was read as the blob: {data!r}"
+
+
+def accepted(make: Callable[[], Any], refusal: type[Exception]) -> bool:
+    """Whether ``make()`` returned a blob rather than raising ``refusal``; the blob is closed."""
+    try:
+        blob = make()
+    except refusal:
+        return False
+    blob.close()
+    return True
+
+
 def make_file(path: str, data: bytes) -> str:
     with open(path, "wb") as f:
         f.write(data)
@@ -117,6 +158,52 @@ def read_file(path: str) -> bytes:
 
 def sha(data: bytes) -> bytes:
     return hashlib.sha256(data).digest()
+
+
+def read_hashed(path: str) -> tuple[bytes, str]:
+    """A blob file's bytes and their hex SHA-256, as ``load_weights_blob`` returns them; the file
+    is left where it is."""
+    data = read_file(path)
+    return data, hashlib.sha256(data).hexdigest()
+
+
+def alignment_stored(impl: Implementation, alignment: object, stored: int) -> str | None:
+    """What is wrong with adding key ``"k"`` inline with ``alignment`` to a new store of ``impl``:
+    refused (``ValueError`` or ``TypeError``), or stored with another alignment than ``stored``;
+    None when nothing is."""
+    store = impl.NamedDataStore()
+    try:
+        store.add_named_data("k", b"abc", alignment)
+    except (ValueError, TypeError) as exc:
+        return f"alignment {alignment!r} was refused: {exc!r}"
+    got = store.get_named_data_store_output().pte_data["k"].alignment
+    return None if got == stored else f"alignment {alignment!r} was stored as {got!r}"
+
+
+def inline_then_tagged(impl: Implementation, first: bytes, second: bytes) -> tuple[Any, bool]:
+    """Add key ``"k"`` inline with ``first``, then under tag ``"t"`` with ``second``, to a new store
+    of ``impl``: the store's output, and whether the second add was refused (``ValueError``)."""
+    store = impl.NamedDataStore()
+    store.add_named_data("k", first)
+    try:
+        store.add_named_data("k", second, external_tag="t")
+    except ValueError:
+        return store.get_named_data_store_output(), True
+    return store.get_named_data_store_output(), False
+
+
+def append_refused(impl: Implementation, value: object, name: str) -> str | None:
+    """What is wrong with appending ``value`` to a Cord of ``impl`` holding ``b"ab"``: it was
+    accepted, or refused with a ``TypeError`` that does not name ``name`` (the type), or the
+    refusal changed the Cord; None when nothing is."""
+    cord = impl.Cord(b"ab")
+    try:
+        cord.append(value)
+    except TypeError as exc:
+        if name not in str(exc):
+            return f"appending a {name} raised a TypeError that does not name it: {exc}"
+        return None if len(cord) == 2 else f"a refused {name} changed the Cord's length"
+    return f"a {name} was appended: the Cord's length is now {len(cord)}"
 
 
 def bytes_read() -> int:
@@ -172,6 +259,23 @@ def in_child(
         env=env,
         check=False,
     )
+
+
+def forked_says(action: Callable[[], str]) -> str:
+    """What ``action()`` returns in a child made by ``fork``, which then leaves at once, without
+    clean-up (nothing when ``action`` raises)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.write(write, action().encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as f:
+        said = f.read()
+    os.waitpid(pid, 0)
+    return said
 
 
 def child_says(impl: Implementation, code: str, timeout: float = 30) -> str | None:

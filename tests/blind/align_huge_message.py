@@ -6,23 +6,17 @@ raises Python's "Exceeds the limit (4300 digits)" ``ValueError`` instead of the 
 
 from __future__ import annotations
 
-import reference
 from conformance.api import Implementation
-from reference.named_data import _checked
 
 from . import implementation
+from ._steps import Arguments, CheckingFirst
 
 
-def _check_arguments(
-    key: object, data: object, alignment: object, external_tag: object
-) -> tuple[str, reference.CordBuffer, int, str | None]:
-    if type(alignment) is int and alignment <= 0:
-        raise ValueError(f"Alignment must be greater than 0, received {alignment}.")
-    return _checked(key, data, alignment, external_tag)
-
-
-class NamedDataStore(reference.NamedDataStore):
-    _check_arguments = staticmethod(_check_arguments)
+class NamedDataStore(CheckingFirst):
+    def _check_first(self, key: object, data: object, alignment: object, tag: object) -> Arguments:
+        if type(alignment) is int and alignment <= 0:
+            raise ValueError(f"Alignment must be greater than 0, received {alignment}.")
+        return key, data, alignment, tag
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

@@ -6,36 +6,25 @@ Bug: ``add_named_data``'s alignment is typed ``int = 1`` and checked as an int, 
 
 from __future__ import annotations
 
-import reference
 from conformance.api import Implementation
-from reference.named_data import _checked
 
 from . import implementation
+from ._steps import Arguments, CheckingFirst
+from ._support import alignment_stored
 
 
-def _check_arguments(
-    key: object, data: object, alignment: object, external_tag: object
-) -> tuple[str, reference.CordBuffer, int, str | None]:
-    if alignment is None:
-        raise TypeError("alignment must be int, not NoneType: None")
-    return _checked(key, data, alignment, external_tag)
-
-
-class NamedDataStore(reference.NamedDataStore):
-    _check_arguments = staticmethod(_check_arguments)
+class NamedDataStore(CheckingFirst):
+    def _check_first(self, key: object, data: object, alignment: object, tag: object) -> Arguments:
+        if alignment is None:
+            raise TypeError("alignment must be int, not NoneType: None")
+        return key, data, alignment, tag
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
 
 
 def scenario(impl: Implementation) -> str | None:
-    store = impl.NamedDataStore()
-    try:
-        store.add_named_data("k", b"abc", None)
-    except TypeError as exc:
-        return f"alignment=None raised {exc!r}"
-    entry = store.get_named_data_store_output().pte_data["k"]
-    return None if entry.alignment == 1 else f"alignment=None was stored as {entry.alignment!r}"
+    return alignment_stored(impl, None, 1)  # None means 1
 
 
 def demonstrate() -> str | None:

@@ -6,37 +6,25 @@ constraint checked in the store), where every positive alignment must be accepte
 
 from __future__ import annotations
 
-import reference
 from conformance.api import Implementation
 
 from . import implementation
+from ._steps import Arguments, CheckingFirst
+from ._support import alignment_stored
 
 
-class NamedDataStore(reference.NamedDataStore):
-    def add_named_data(
-        self,
-        key: str,
-        data: reference.CordBuffer,
-        alignment: int | None = 1,
-        external_tag: str | None = None,
-        tensor_layout: object | None = None,
-    ) -> None:
+class NamedDataStore(CheckingFirst):
+    def _check_first(self, key: object, data: object, alignment: object, tag: object) -> Arguments:
         if type(alignment) is int and alignment > 0 and alignment & (alignment - 1):
             raise ValueError(f"Alignment must be a power of 2, received {alignment}.")
-        super().add_named_data(key, data, alignment, external_tag, tensor_layout)
+        return key, data, alignment, tag
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
 
 
 def scenario(impl: Implementation) -> str | None:
-    store = impl.NamedDataStore()
-    try:
-        store.add_named_data("k", b"abc", 3)
-    except ValueError as exc:
-        return f"alignment 3 was refused: {exc}"
-    entry = store.get_named_data_store_output().pte_data["k"]
-    return None if entry.alignment == 3 else f"alignment 3 was stored as {entry.alignment!r}"
+    return alignment_stored(impl, 3, 3)
 
 
 def demonstrate() -> str | None:

@@ -8,24 +8,17 @@ from __future__ import annotations
 
 import contextlib
 
-import reference
 from conformance.api import Implementation
 
 from . import implementation
+from ._steps import Arguments, CheckingFirst
 
 
-class NamedDataStore(reference.NamedDataStore):
-    def add_named_data(
-        self,
-        key: str,
-        data: object,
-        alignment: object = 1,
-        external_tag: object = None,
-        tensor_layout: object = None,
-    ) -> None:
-        if type(external_tag) is str and external_tag:
-            self.external_data.setdefault(external_tag, {})
-        super().add_named_data(key, data, alignment, external_tag, tensor_layout)
+class NamedDataStore(CheckingFirst):
+    def _check_first(self, key: object, data: object, alignment: object, tag: object) -> Arguments:
+        if type(tag) is str and tag:
+            self.external_data.setdefault(tag, {})
+        return key, data, alignment, tag
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

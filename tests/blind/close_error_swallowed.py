@@ -7,7 +7,6 @@ closed: a file in a directory that refuses the unlink is leaked silently, never 
 from __future__ import annotations
 
 import errno
-import os
 from unittest import mock
 
 import reference
@@ -15,7 +14,7 @@ from conformance.api import Implementation
 from reference.ownership import _unregister
 
 from . import implementation
-from ._support import directory, make_file
+from ._support import wrapped
 
 
 class FileBackedData(reference.FileBackedData):
@@ -36,9 +35,7 @@ def scenario(impl: Implementation) -> str | None:
     def refused(*args: object, **kwargs: object) -> None:
         raise PermissionError(errno.EACCES, "Permission denied")
 
-    with directory() as tmp:
-        path = make_file(os.path.join(tmp, "w"), b"weights")
-        blob = impl.FileBackedData(path, cleanup=True)
+    with wrapped(impl, b"weights", cleanup=True) as (_, blob):
         with mock.patch("os.unlink", refused), mock.patch("os.remove", refused):
             try:
                 blob.close()

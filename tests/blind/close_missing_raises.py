@@ -13,7 +13,7 @@ import reference
 from conformance.api import Implementation
 
 from . import implementation
-from ._support import directory, make_file
+from ._support import wrapped
 
 
 class FileBackedData(reference.FileBackedData):
@@ -27,9 +27,7 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 def scenario(impl: Implementation) -> str | None:
-    with directory() as tmp:
-        path = make_file(os.path.join(tmp, "w"), b"abc")
-        blob = impl.FileBackedData(path, cleanup=True)
+    with wrapped(impl, b"abc", cleanup=True) as (path, blob):
         os.remove(path)
         try:
             blob.close()

@@ -8,7 +8,6 @@ before it were written.
 from __future__ import annotations
 
 import io
-import os
 
 import reference
 from conformance.api import Implementation
@@ -16,7 +15,7 @@ from reference.cord import _write_pieces
 from reference.file_backed import check_writable
 
 from . import implementation
-from ._support import directory, make_file
+from ._support import wrapped
 
 
 class Cord(reference.Cord):
@@ -32,9 +31,7 @@ IMPLEMENTATION = implementation(__name__, Cord=Cord)
 
 
 def scenario(impl: Implementation) -> str | None:
-    with directory() as tmp:
-        path = make_file(os.path.join(tmp, "w"), b"0123456789")
-        blob = impl.FileBackedData(path)
+    with wrapped(impl, b"0123456789") as (path, blob):
         cord = impl.Cord(b"header")
         cord.append(blob)
         with open(path, "ab") as f:

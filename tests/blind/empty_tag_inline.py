@@ -6,24 +6,17 @@ tag and the entry goes inline instead of raising ``ValueError``.
 
 from __future__ import annotations
 
-import reference
 from conformance.api import Implementation
 
 from . import implementation
+from ._steps import Arguments, CheckingFirst
 
 
-class NamedDataStore(reference.NamedDataStore):
-    def add_named_data(
-        self,
-        key: str,
-        data: reference.CordBuffer,
-        alignment: int | None = 1,
-        external_tag: str | None = None,
-        tensor_layout: object | None = None,
-    ) -> None:
-        if not external_tag:
-            external_tag = None
-        super().add_named_data(key, data, alignment, external_tag, tensor_layout)
+class NamedDataStore(CheckingFirst):
+    def _check_first(self, key: object, data: object, alignment: object, tag: object) -> Arguments:
+        if not tag:
+            tag = None
+        return key, data, alignment, tag
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

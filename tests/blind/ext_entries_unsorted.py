@@ -6,6 +6,8 @@ within a shared buffer), not in sorted key order; only its tag is computed from 
 
 from __future__ import annotations
 
+from typing import Any
+
 import reference
 from conformance.api import Implementation
 from reference.named_data import DataEntry
@@ -14,18 +16,8 @@ from . import implementation
 
 
 class NamedDataStore(reference.NamedDataStore):
-    def _install(
-        self,
-        tag: str,
-        shard: dict[str, DataEntry],
-        keys: list[str],
-        external: dict[str, dict[str, DataEntry]],
-        tags: dict[str, str | None],
-    ) -> None:
-        if external.get(tag, shard) != shard:
-            raise ValueError(f"external data tag collision for {tag}")
-        external[tag] = dict(shard)  # as grouped
-        tags.update(dict.fromkeys(keys, tag))
+    def _install(self, tag: str, shard: dict[str, DataEntry], keys: list[str], *rest: Any) -> None:
+        super()._install(tag, shard, list(shard), *rest)  # as grouped, not sorted
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

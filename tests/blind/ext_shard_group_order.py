@@ -6,26 +6,18 @@ sorted key order; the maps compare equal as dicts, only their order differs.
 
 from __future__ import annotations
 
+from typing import Any
+
 import reference
 from conformance.api import Implementation
-from reference.named_data import DataEntry, _Maps
+from reference.named_data import DataEntry
 
 from . import implementation
 
 
 class NamedDataStore(reference.NamedDataStore):
-    def _install(
-        self,
-        tag: str,
-        shard: dict[str, DataEntry],
-        keys: list[str],
-        external: _Maps,
-        tags: dict[str, str | None],
-    ) -> None:
-        if external.get(tag, shard) != shard:
-            raise ValueError(f"external data tag collision for {tag}")
-        external[tag] = dict(shard)  # in packing order
-        tags.update(dict.fromkeys(keys, tag))
+    def _install(self, tag: str, shard: dict[str, DataEntry], keys: list[str], *rest: Any) -> None:
+        super()._install(tag, shard, list(shard), *rest)  # in packing order, not sorted
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

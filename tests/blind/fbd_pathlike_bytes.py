@@ -8,24 +8,17 @@ from __future__ import annotations
 
 import os
 
-import reference
 from conformance.api import Implementation
 
 from . import implementation
-from ._support import directory, make_file
+from ._steps import PathsThrough
+from ._support import accepted, directory, make_file
 
 
-def _decoded(path: object) -> object:
-    return os.fsdecode(os.fspath(path)) if isinstance(path, os.PathLike) else path
-
-
-class FileBackedData(reference.FileBackedData):
-    def __init__(self, path: object, cleanup: object = False, sha256: object = None) -> None:
-        super().__init__(_decoded(path), cleanup, sha256)
-
-    @classmethod
-    def move_from(cls, path: object, sha256: object = None) -> reference.FileBackedData:
-        return super().move_from(_decoded(path), sha256)
+class FileBackedData(PathsThrough):
+    @staticmethod
+    def _taken(path: object) -> object:
+        return os.fsdecode(os.fspath(path)) if isinstance(path, os.PathLike) else path
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
@@ -42,12 +35,9 @@ class BytesPath:
 def scenario(impl: Implementation) -> str | None:
     with directory() as tmp:
         path = make_file(os.path.join(tmp, "w"), b"data")
-        try:
-            blob = impl.FileBackedData(BytesPath(os.fsencode(path)))
-        except TypeError:
-            return None
-        blob.close()
-        return "a PathLike giving bytes was accepted"
+        if accepted(lambda: impl.FileBackedData(BytesPath(os.fsencode(path))), TypeError):
+            return "a PathLike giving bytes was accepted"
+    return None
 
 
 def demonstrate() -> str | None:

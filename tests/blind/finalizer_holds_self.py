@@ -17,7 +17,7 @@ from conformance.api import Implementation
 from reference.ownership import _release
 
 from . import implementation
-from ._support import directory, make_file
+from ._support import wrapped
 
 
 class FileBackedData(reference.FileBackedData):
@@ -36,9 +36,7 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 def scenario(impl: Implementation) -> str | None:
-    with directory() as tmp:
-        path = make_file(os.path.join(tmp, "w"), b"abc")
-        blob = impl.FileBackedData(path, cleanup=True)
+    with wrapped(impl, b"abc", cleanup=True) as (path, blob):
         del blob
         gc.collect()
         if os.path.exists(path):

@@ -8,35 +8,24 @@ from __future__ import annotations
 
 import os
 
-import reference
 from conformance.api import Implementation
-from reference.ownership import _remove_if_same, _unregister
+from reference.ownership import _remove_if_same
 
 from . import implementation
-from ._support import directory, make_file
+from ._steps import ReleasingOnClose
+from ._support import wrapped
 
 
-class FileBackedData(reference.FileBackedData):
-    def _close(self) -> None:
-        with self._lock:
-            if self._closed:
-                return
-            if self._owner:  # whichever process this is
-                _remove_if_same(self._location, self._identity)
-            if self._finalizer is not None:
-                self._finalizer.detach()
-            if self._owner:
-                _unregister(self._identity)
-            self._closed = True
+class FileBackedData(ReleasingOnClose):
+    def _release(self) -> None:
+        _remove_if_same(self._location, self._identity)  # whichever process this is
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 def scenario(impl: Implementation) -> str | None:
-    with directory() as tmp:
-        path = make_file(os.path.join(tmp, "w"), b"weights")
-        blob = impl.FileBackedData(path, cleanup=True)
+    with wrapped(impl, b"weights", cleanup=True) as (path, blob):
         pid = os.fork()
         if pid == 0:
             try:

@@ -10,36 +10,25 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-import weakref
 from typing import Any
 
 import reference
 from conformance.api import Implementation
-from reference.location import Identity
-from reference.ownership import _unregister
 
 from . import implementation
+from ._steps import release_at_collection
 from ._support import directory, make_file, read_file
 
 
-def _remove_by_name(path: str, pid: int, identity: Identity) -> None:
-    try:
-        if os.getpid() == pid:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(path)
-    finally:
-        _unregister(identity)
+def _remove_by_name(path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
 
 
 class FileBackedData(reference.FileBackedData):
     def _init(self, *args: Any, **kwargs: Any) -> None:
         super()._init(*args, **kwargs)
-        if self._finalizer is not None:
-            self._finalizer.detach()
-            self._finalizer = weakref.finalize(
-                self, _remove_by_name, self._path, self._pid, self._identity
-            )
-            self._finalizer.atexit = False
+        release_at_collection(self, _remove_by_name, self._path)
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

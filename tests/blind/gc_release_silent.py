@@ -11,37 +11,28 @@ import errno
 import gc
 import os
 import warnings
-import weakref
 from typing import Any
 
 import reference
 from conformance.api import Implementation
 from reference.location import Identity, Location
-from reference.ownership import _unregister
 
 from . import implementation
-from ._support import directory, make_file
+from ._steps import release_at_collection
+from ._support import wrapped
 
 
-def _quiet_release(location: Location, identity: Identity, pid: int) -> None:
+def _quiet_remove(location: Location, identity: Identity) -> None:
     try:
-        if os.getpid() == pid:
-            location.remove_if(identity)
+        location.remove_if(identity)
     except OSError:
-        pass  # a finalizer must not raise
-    finally:
-        _unregister(identity)
+        return  # a finalizer must not raise: the failure is dropped, with no warning
 
 
 class FileBackedData(reference.FileBackedData):
     def _init(self, *args: Any, **kwargs: Any) -> None:
         super()._init(*args, **kwargs)
-        if self._finalizer is not None:
-            self._finalizer.detach()
-            self._finalizer = weakref.finalize(
-                self, _quiet_release, self._location, self._identity, self._pid
-            )
-            self._finalizer.atexit = False
+        release_at_collection(self, _quiet_remove, self._location, self._identity)
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
@@ -52,9 +43,7 @@ def _refuse(*args: object, **kwargs: object) -> None:
 
 
 def scenario(impl: Implementation) -> str | None:
-    with directory() as tmp:
-        path = make_file(os.path.join(tmp, "w"), b"abc")
-        blob = impl.FileBackedData(path, cleanup=True)
+    with wrapped(impl, b"abc", cleanup=True) as (path, blob):
         unlink = os.unlink
         os.unlink = _refuse
         try:

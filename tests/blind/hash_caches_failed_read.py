@@ -13,7 +13,7 @@ import reference
 from conformance.api import Implementation
 
 from . import implementation
-from ._support import directory, make_file, sha
+from ._support import sha, wrapped
 
 
 class FileBackedData(reference.FileBackedData):
@@ -33,9 +33,7 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 def scenario(impl: Implementation) -> str | None:
     data = os.urandom(3 << 20)
-    with directory() as tmp:
-        path = make_file(os.path.join(tmp, "w"), data)
-        blob = impl.FileBackedData(path)
+    with wrapped(impl, data) as (path, blob):
         os.truncate(path, 1 << 20)  # the read of the recorded size fails
         try:
             blob.sha256()

@@ -16,7 +16,7 @@ from reference.location import identity_of
 from reference.verified_reader import _VerifiedReader
 
 from . import implementation
-from ._support import directory, make_file
+from ._support import directory, make_file, read_as_blob
 
 _T = 1_700_000_000 * 10**9
 
@@ -48,11 +48,7 @@ def scenario(impl: Implementation) -> str | None:
         with open(path, "r+b") as f:
             f.write(b"bbbb")
         os.utime(path, ns=(_T + 1, _T + 1))
-        try:
-            got = blob.to_bytes()
-        except OSError:
-            return None
-    return f"a file rewritten and stamped 1 ns later was read as the blob: {got!r}"
+        return read_as_blob(blob, "a file rewritten and stamped 1 ns later")
 
 
 def demonstrate() -> str | None:

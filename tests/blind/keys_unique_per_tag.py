@@ -10,38 +10,30 @@ import reference
 from conformance.api import Implementation
 
 from . import implementation
+from ._support import inline_then_tagged
 
 
 class NamedDataStore(reference.NamedDataStore):
-    def add_named_data(
-        self,
-        key: str,
-        data: reference.CordBuffer,
-        alignment: int | None = 1,
-        external_tag: str | None = None,
-        tensor_layout: object | None = None,
+    def _add(
+        self, key: str, data: reference.CordBuffer, alignment: int, tag: str | None, layout: object
     ) -> None:
-        if type(key) is str and key in self._tags and self._tags[key] != external_tag:
-            probe = f"{key}\0{external_tag}"  # a fresh name in the other map, then renamed
-            super().add_named_data(probe, data, alignment, external_tag, tensor_layout)
-            entries = self._unlend(external_tag)
+        if key in self._tags and self._tags[key] != tag:
+            probe = f"{key}\0{tag}"  # a fresh name in the other map, then renamed
+            super()._add(probe, data, alignment, tag, layout)
+            entries = self._unlend(tag)
             entries[key] = entries.pop(probe)
             del self._tags[probe]
             return
-        super().add_named_data(key, data, alignment, external_tag, tensor_layout)
+        super()._add(key, data, alignment, tag, layout)
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
 
 
 def scenario(impl: Implementation) -> str | None:
-    store = impl.NamedDataStore()
-    store.add_named_data("k", b"inline data")
-    try:
-        store.add_named_data("k", b"other data", external_tag="t")
-    except ValueError:
+    out, refused = inline_then_tagged(impl, b"inline data", b"other data")
+    if refused:
         return None
-    out = store.get_named_data_store_output()
     places = ["inline"] * ("k" in out.pte_data) + [
         t for t, m in out.external_data.items() if "k" in m
     ]

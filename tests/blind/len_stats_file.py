@@ -13,7 +13,7 @@ import reference
 from conformance.api import Implementation
 
 from . import implementation
-from ._support import directory, make_file
+from ._support import wrapped
 
 
 class FileBackedData(reference.FileBackedData):
@@ -26,9 +26,7 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 def scenario(impl: Implementation) -> str | None:
-    with directory() as tmp:
-        path = make_file(os.path.join(tmp, "w"), b"0123456789")
-        blob = impl.FileBackedData(path)
+    with wrapped(impl, b"0123456789") as (path, blob):
         with open(path, "ab") as f:
             f.write(b"more")
         if len(blob) != 10:

@@ -14,7 +14,7 @@ from conformance.api import Implementation
 from reference import hooks
 
 from . import implementation
-from ._support import Weights, directory, make_file
+from ._support import Weights, directory, make_file, read_hashed
 
 
 class Backend(hooks.AotiBackend):
@@ -22,9 +22,7 @@ class Backend(hooks.AotiBackend):
     def load_weights_blob(
         cls, blob_path: str, compile_specs: Sequence[hooks.CompileSpec]
     ) -> tuple[bytes, str]:
-        with open(blob_path, "rb") as f:
-            data = f.read()
-        return data, hashlib.sha256(data).hexdigest()
+        return read_hashed(blob_path)  # the blob file is left on disk
 
 
 _WEIGHTS = Weights(Backend)

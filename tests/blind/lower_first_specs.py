@@ -6,31 +6,23 @@ method's first submodule (preprocess still gets each submodule's own).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from conformance.api import Implementation
 from reference import hooks
 
 from . import implementation
+from ._steps import lowering_copying
 from ._support import Lowering
 
 
-def lower_all(
-    backend: type[hooks.BackendDetails],
-    method_to_submodules: Mapping[str, Sequence[hooks.Submodule]],
-) -> dict[str, list[hooks.PreprocessResult]]:
-    specs = {m: [s.compile_specs for s in subs] for m, subs in method_to_submodules.items()}
-    programs = {
-        method: [
-            backend.copy_exported_program_for_preprocess(sub.program, subs[0].compile_specs)
-            for sub in subs
-        ]
-        for method, subs in method_to_submodules.items()
-    }
-    return backend.preprocess_multimethod(programs, specs)
+def _copy(
+    backend: type[hooks.BackendDetails], sub: hooks.Submodule, subs: Sequence[hooks.Submodule]
+) -> object:
+    return backend.copy_exported_program_for_preprocess(sub.program, subs[0].compile_specs)
 
 
-IMPLEMENTATION = implementation(__name__, lowering=Lowering(lower_all=lower_all))
+IMPLEMENTATION = implementation(__name__, lowering=Lowering(lower_all=lowering_copying(_copy)))
 
 
 def scenario(impl: Implementation) -> str | None:

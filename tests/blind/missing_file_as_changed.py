@@ -14,7 +14,7 @@ from conformance.api import Implementation
 from reference.verified_reader import _VerifiedReader
 
 from . import implementation
-from ._support import directory, make_file
+from ._support import wrapped
 
 
 class FileBackedData(reference.FileBackedData):
@@ -30,9 +30,7 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 def scenario(impl: Implementation) -> str | None:
-    with directory() as tmp:
-        path = make_file(os.path.join(tmp, "w"), b"abc")
-        blob = impl.FileBackedData(path)
+    with wrapped(impl, b"abc") as (path, blob):
         os.remove(path)
         try:
             blob.prefix(2)

@@ -13,7 +13,7 @@ import reference
 from conformance.api import Implementation
 
 from . import implementation
-from ._support import directory, make_file
+from ._support import linked
 
 
 class FileBackedData(reference.FileBackedData):
@@ -30,10 +30,7 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 def scenario(impl: Implementation) -> str | None:
-    with directory() as tmp:
-        target = make_file(os.path.join(tmp, "data"), b"weights")
-        link = os.path.join(tmp, "link")
-        os.symlink(target, link)
+    with linked(b"weights") as (target, link):
         try:
             blob = impl.FileBackedData.move_from(link)
         except ValueError:

@@ -13,7 +13,7 @@ from conformance.api import Implementation
 from reference.placeholders import PLACEHOLDER_PREFIX, _owner_tag
 
 from . import implementation
-from ._support import directory, make_file
+from ._support import directory, forked_says, make_file
 
 _PREFIX = f"{PLACEHOLDER_PREFIX}{_owner_tag()}_"
 
@@ -30,19 +30,12 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 def scenario(impl: Implementation) -> str | None:
     with directory() as tmp:
         source = make_file(os.path.join(tmp, "weights"), b"weights")
-        read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: move, report the name and its pid, leave without clean-up
-            try:
-                blob = impl.FileBackedData.move_from(source)
-                os.write(write, f"{os.getpid()} {os.path.basename(impl.path_of(blob))}".encode())
-            finally:
-                os._exit(0)
-        os.close(write)
-        with os.fdopen(read) as f:
-            said = f.read()
-        os.waitpid(pid, 0)
-        child, name = said.split()
+
+        def move() -> str:  # in the child: its pid, and the name of the placeholder it made
+            blob = impl.FileBackedData.move_from(source)
+            return f"{os.getpid()} {os.path.basename(impl.path_of(blob))}"
+
+        child, name = forked_says(move).split()
         if not name.startswith(f".executorch_{child}-") and not name.startswith(
             f".executorch_{child}_"
         ):

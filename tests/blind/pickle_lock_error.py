@@ -6,14 +6,13 @@ pickling raises ``TypeError: cannot pickle '_thread.lock' object``, which does n
 
 from __future__ import annotations
 
-import os
 import pickle
 
 import reference
 from conformance.api import Implementation
 
 from . import implementation
-from ._support import directory, make_file
+from ._support import wrapped
 
 
 class FileBackedData(reference.FileBackedData):
@@ -24,9 +23,7 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 def scenario(impl: Implementation) -> str | None:
-    with directory() as tmp:
-        path = make_file(os.path.join(tmp, "w"), b"abc")
-        blob = impl.FileBackedData(path)
+    with wrapped(impl, b"abc") as (path, blob):
         try:
             pickle.dumps(blob)
         except TypeError as exc:

@@ -7,44 +7,25 @@ Bug: the file is opened without ``O_NONBLOCK`` (still with ``O_NOFOLLOW``, then 
 
 from __future__ import annotations
 
-import errno
 import os
-import stat
 import threading
 
-import reference
 from conformance.api import Implementation
-from reference.location import FileChangedError, Identity, Location
-from reference.verified_reader import _VerifiedReader
 
 from . import implementation
-from ._support import directory, make_file
-
-_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC  # no O_NONBLOCK
-
-
-class BlockingLocation(Location):
-    def open_in(self, directory: int, identity: Identity) -> tuple[int, os.stat_result]:
-        fd = os.open(self.name, _FLAGS, dir_fd=directory)
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or (st.st_dev, st.st_ino) != identity[:2]:
-            os.close(fd)
-            raise FileChangedError(errno.ESTALE, "the file was replaced", self.path)
-        return fd, st
+from ._steps import OpeningWith
+from ._support import wrapped
 
 
-class FileBackedData(reference.FileBackedData):
-    def _open(self, directory: int | None = None) -> _VerifiedReader:
-        return _VerifiedReader(BlockingLocation(*self._location), self._identity, self._size)
+class FileBackedData(OpeningWith):
+    open_flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC  # no O_NONBLOCK
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 def scenario(impl: Implementation) -> str | None:
-    with directory() as tmp:
-        path = make_file(os.path.join(tmp, "w"), b"weights")
-        blob = impl.FileBackedData(path)
+    with wrapped(impl, b"weights") as (path, blob):
         os.unlink(path)
         os.mkfifo(path)
         outcome: list[object] = []

@@ -11,22 +11,17 @@ import os
 
 import reference
 from conformance.api import Implementation
-from reference.named_data import DataEntry
 
 from . import implementation
+from ._steps import Compared, ComparingAs
 from ._support import directory, make_file
 
 
-class NamedDataStore(reference.NamedDataStore):
-    def _readd(
-        self,
-        key: str,
-        data: reference.CordBuffer,
-        alignment: int,
-        tag: str | None,
-        layout: object,
-    ) -> DataEntry | None:
-        existing = self.buffers[self._entries(self._tags[key])[key].buffer_index]
+class NamedDataStore(ComparingAs):
+    def _compared(
+        self, key: str, data: reference.CordBuffer, tag: str | None, layout: object
+    ) -> Compared:
+        _, existing = self._stored(key)
         if (
             isinstance(data, reference.FileBackedData)
             and not data.closed
@@ -35,7 +30,7 @@ class NamedDataStore(reference.NamedDataStore):
             theirs = existing if isinstance(existing, bytes) else existing.to_bytes()
             if data.to_bytes() == theirs:
                 data = existing  # the same contents: the same blob
-        return super()._readd(key, data, alignment, tag, layout)
+        return data, tag, layout
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

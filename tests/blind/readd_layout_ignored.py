@@ -8,22 +8,17 @@ from __future__ import annotations
 
 import reference
 from conformance.api import Implementation
-from reference.named_data import DataEntry
 
 from . import implementation
+from ._steps import Compared, ComparingAs
 
 
-class NamedDataStore(reference.NamedDataStore):
-    def _readd(
-        self,
-        key: str,
-        data: reference.CordBuffer,
-        alignment: int,
-        tag: str | None,
-        layout: object,
-    ) -> DataEntry | None:
-        layout = self._entries(self._tags[key])[key].tensor_layout  # the first one kept
-        return super()._readd(key, data, alignment, tag, layout)
+class NamedDataStore(ComparingAs):
+    def _compared(
+        self, key: str, data: reference.CordBuffer, tag: str | None, layout: object
+    ) -> Compared:
+        entry, _ = self._stored(key)
+        return data, tag, entry.tensor_layout  # the first layout kept
 
 
 IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)

@@ -10,38 +10,27 @@ from __future__ import annotations
 import contextlib
 import os
 
-import reference
 from conformance.api import Implementation
-from reference.ownership import _unregister
 
 from . import implementation
-from ._support import directory, make_file
+from ._steps import ReleasingOnClose
+from ._support import wrapped
 
 
-class FileBackedData(reference.FileBackedData):
-    def _close(self) -> None:
-        with self._lock:
-            if self._closed:
-                return
-            if self._owner and os.getpid() == self._pid:
-                with contextlib.suppress(FileNotFoundError):
-                    st = os.lstat(self._path)
-                    if (st.st_dev, st.st_ino) == self._identity[:2]:
-                        os.unlink(self._path)
-            if self._finalizer is not None:
-                self._finalizer.detach()
-            if self._owner:
-                _unregister(self._identity)
-            self._closed = True
+class FileBackedData(ReleasingOnClose):
+    def _release(self) -> None:
+        if os.getpid() == self._pid:
+            with contextlib.suppress(FileNotFoundError):
+                st = os.lstat(self._path)
+                if (st.st_dev, st.st_ino) == self._identity[:2]:
+                    os.unlink(self._path)
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 def scenario(impl: Implementation) -> str | None:
-    with directory() as tmp:
-        path = make_file(os.path.join(tmp, "w"), b"weights")
-        blob = impl.FileBackedData(path, cleanup=True)
+    with wrapped(impl, b"weights", cleanup=True) as (path, blob):
         st = os.stat(path)
         with open(path, "r+b") as f:
             f.write(b"WEIGHTS")

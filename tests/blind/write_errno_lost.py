@@ -7,33 +7,21 @@ names the blob, dropping its ``errno`` (a full disk no longer reads ``ENOSPC``).
 from __future__ import annotations
 
 import errno
-import io
 
-import reference
 from conformance.api import Implementation
-from reference.file_backed import check_writable, write_all
-from reference.verified_reader import _os_file
+from reference.file_backed import write_all
 
 from . import implementation
+from ._steps import StreamingThrough
 from ._support import directory, make_file
 
 
-class FileBackedData(reference.FileBackedData):
-    def write_to_file(self, outfile: object) -> None:
-        check_writable(outfile)
-        self._check_open()
-        with self._open() as reader:
-            if _os_file(outfile) is not None or type(outfile) is io.BytesIO:
-                reader.write_to(outfile)
-                return
-
-            def sink(chunk: memoryview) -> None:
-                try:
-                    write_all(outfile, chunk)
-                except OSError as exc:
-                    raise OSError(f"writing {self._path!r} failed: {exc}") from exc
-
-            reader.stream(sink)
+class FileBackedData(StreamingThrough):
+    def _write_chunk(self, outfile: object, chunk: memoryview) -> None:
+        try:
+            write_all(outfile, chunk)
+        except OSError as exc:
+            raise OSError(f"writing {self._path!r} failed: {exc}") from exc
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

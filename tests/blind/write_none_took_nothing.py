@@ -8,36 +8,23 @@ gets ``BlockingIOError``.
 from __future__ import annotations
 
 import errno
-import io
 
-import reference
 from conformance.api import Implementation
-from reference.file_backed import check_writable
-from reference.verified_reader import _os_file
 
 from . import implementation
+from ._steps import StreamingThrough
 from ._support import directory, make_file
 
 
-def _write_all(outfile: object, chunk: memoryview) -> None:
-    while chunk:
-        written = outfile.write(chunk)
-        if written is None:  # "non-blocking and full", whatever the output is
-            raise BlockingIOError(errno.EAGAIN, f"{outfile!r} took none of {len(chunk)} bytes")
-        if written <= 0:
-            raise OSError(errno.EIO, f"{outfile!r} accepted none of {len(chunk)} bytes")
-        chunk = chunk[written:]
-
-
-class FileBackedData(reference.FileBackedData):
-    def write_to_file(self, outfile: object) -> None:
-        check_writable(outfile)
-        self._check_open()
-        with self._open() as reader:
-            if _os_file(outfile) is not None or type(outfile) is io.BytesIO:
-                reader.write_to(outfile)
-            else:
-                reader.stream(lambda chunk: _write_all(outfile, chunk))
+class FileBackedData(StreamingThrough):
+    def _write_chunk(self, outfile: object, chunk: memoryview) -> None:
+        while chunk:
+            written = outfile.write(chunk)
+            if written is None:  # "non-blocking and full", whatever the output is
+                raise BlockingIOError(errno.EAGAIN, f"{outfile!r} took none of {len(chunk)} bytes")
+            if written <= 0:
+                raise OSError(errno.EIO, f"{outfile!r} accepted none of {len(chunk)} bytes")
+            chunk = chunk[written:]
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

@@ -4,10 +4,10 @@ driven (they are its own, and driving them needs torch or a helper module)."""
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 
 from reference import hooks
+from tests.blind._support import read_hashed
 
 
 class Inheriting(hooks.AotiBackend, hooks.BackendDetails):
@@ -28,9 +28,7 @@ class ShallowCopy(hooks.AotiBackend, hooks.BackendDetails):
     def load_weights_blob(
         cls, blob_path: str, compile_specs: Sequence[hooks.CompileSpec]
     ) -> tuple[bytes, str]:
-        with open(blob_path, "rb") as f:
-            data = f.read()
-        return data, hashlib.sha256(data).hexdigest()
+        return read_hashed(blob_path)  # the blob file is kept
 
 
 class OwnLowMemory(hooks.FileBackedAotiBackend, hooks.BackendDetails):
