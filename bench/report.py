@@ -201,9 +201,17 @@ def _per_variant(extra: dict[str, Any], key: str, show: Callable[[dict[str, Any]
     return ", ".join(f"{LABELS[v]} {show(extra[v])}" for v in VARIANTS if key in extra.get(v, {}))
 
 
+def implementations(result: dict[str, Any]) -> str:
+    """Each implementation measured, with its version and its Python's, then why any other was
+    not (a benchmark's and a scaling run's report both say so)."""
+    versions = result["versions"]
+    return ", ".join(
+        f"{LABELS[v]} {versions[v][0]} (Python {versions[v][1]})" for v in VARIANTS if v in versions
+    ) + "".join(f"; {LABELS[v]} {why}" for v, why in result["why"].items())
+
+
 def markdown(result: dict[str, Any]) -> str:
     m = result["machine"]
-    versions = result["versions"]
     lines = [
         f"Machine: {m['cores']} cores, {m['cpu']}"
         f"{' (SHA extensions)' if m['sha_extensions'] else ''}, {m['memory']} RAM, "
@@ -216,13 +224,7 @@ def markdown(result: dict[str, Any]) -> str:
         f"Blob of {human(result['size'])}, medians of {result['reps']} interleaved repetitions "
         "(dedup figures: up to 3 below 1 GiB); ratios are medians of per-repetition ratios.",
         "",
-        "Implementations: "
-        + ", ".join(
-            f"{LABELS[v]} {versions[v][0]} (Python {versions[v][1]})"
-            for v in VARIANTS
-            if v in versions
-        )
-        + "".join(f"; {LABELS[v]} {why}" for v, why in result["why"].items()),
+        f"Implementations: {implementations(result)}",
         "",
         *table(result),
         "",

@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from .cases import CASES, FILE_CASES, FILE_PIECES, N_FILE_CASES, TITLES, write_files
-from .report import publish
+from .report import implementations, publish
 from .run import Bench, Worker, machine, start_executorch, workspace
 from .units import LABELS
 
@@ -151,7 +151,6 @@ def _n(n: int) -> str:
 
 def markdown(result: dict[str, Any]) -> str:
     m = result["machine"]
-    versions = result["versions"]
     lines = [
         f"Machine: {m['cores']} cores, {m['cpu']}, Python {m['python']}, Linux {m['kernel']}; "
         f"load average {m['load_average'][0]:.2f} at the start, "
@@ -159,10 +158,8 @@ def markdown(result: dict[str, Any]) -> str:
         "",
         f"N = {', '.join(_n(n) for n in result['sizes'])}; medians of {result['reps']} "
         "interleaved repetitions of CPU time, GC off in the timed blocks; ratio = median of the "
-        "per-repetition ratios reference / ExecuTorch. Implementations: "
-        + ", ".join(f"{LABELS[v]} {versions[v][0]} (Python {versions[v][1]})" for v in versions)
-        + "".join(f"; {LABELS[v]} {why}" for v, why in result["why"].items())
-        + ".",
+        "per-repetition ratios reference / ExecuTorch. "
+        f"Implementations: {implementations(result)}.",
         "",
         "| case | exponent: reference | exponent: ExecuTorch | reference at largest N "
         "| ExecuTorch at largest N | reference / ExecuTorch |",

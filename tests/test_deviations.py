@@ -234,13 +234,32 @@ def test_the_executorch_deviations_all_match() -> None:
 
 # --- deviations by clause, end to end in pytester ------------------------------------------------
 
-CLAUSE_SUITE = """
+PRELUDE = """
 import pytest
 
 from conformance.harness.checks import ClauseFailure
 
 clause = pytest.mark.clause
+"""
+"""What each fake suite below starts with: its imports and the ``clause`` marker."""
 
+
+def _deviations_run(
+    pytester: pytest.Pytester, suite: str, deviations: str, *args: str
+) -> tuple[pytest.RunResult, dict[str, Any]]:
+    """``suite`` run in core with ``deviations`` declared and a JSON report: the result and the
+    report."""
+    pytester.makepyfile(test_fake=PRELUDE + suite)
+    (pytester.path / "dev.txt").write_text(deviations, encoding="utf-8")
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "-p", "no:benchmark", "--cordspec-deviations", "dev.txt",
+        "--cordspec-report", "r.json", "--cordspec-profile", "core", *args,
+    )  # fmt: skip
+    data: dict[str, Any] = json.loads((pytester.path / "r.json").read_text("utf-8"))
+    return result, data
+
+
+CLAUSE_SUITE = """
 
 @clause("CORD-WRITE-1")
 def test_write_check_fails():
@@ -296,13 +315,7 @@ test_declared_machine  CORD-BYTES-1: bytes are wrong
 
 
 def _clause_run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, str]]:
-    pytester.makepyfile(test_fake=CLAUSE_SUITE)
-    (pytester.path / "dev.txt").write_text(CLAUSE_DEVIATIONS, encoding="utf-8")
-    result = pytester.runpytest(
-        "-p", "no:cacheprovider", "-p", "no:benchmark", "--cordspec-deviations", "dev.txt",
-        "--cordspec-report", "r.json", "--cordspec-profile", "core", *args,
-    )  # fmt: skip
-    data = json.loads((pytester.path / "r.json").read_text("utf-8"))
+    result, data = _deviations_run(pytester, CLAUSE_SUITE, CLAUSE_DEVIATIONS, *args)
     return result, {c["id"]: c["status"] for c in data["clauses"]}
 
 
@@ -349,10 +362,6 @@ def test_a_blocked_failure_is_not_hidden_behind_a_declared_clause_that_is_fixed(
 
 
 MASKED_SUITE = """
-import pytest
-
-clause = pytest.mark.clause
-
 
 @clause("CORD-WRITE-1")
 def test_write_check_fails():
@@ -372,14 +381,7 @@ def test_relies_on_a_declared_clause():
 
 
 def _masked_run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
-    pytester.makepyfile(test_fake=MASKED_SUITE)
-    (pytester.path / "dev.txt").write_text("CORD-WRITE-1  pieces reversed\n", encoding="utf-8")
-    result = pytester.runpytest(
-        "-p", "no:cacheprovider", "-p", "no:benchmark", "--cordspec-deviations", "dev.txt",
-        "--cordspec-report", "r.json", "--cordspec-profile", "core", *args,
-    )  # fmt: skip
-    data: dict[str, Any] = json.loads((pytester.path / "r.json").read_text("utf-8"))
-    return result, data
+    return _deviations_run(pytester, MASKED_SUITE, "CORD-WRITE-1  pieces reversed\n", *args)
 
 
 def test_a_failure_explained_by_a_declared_clause_masks_the_tests_other_clauses(
@@ -425,12 +427,6 @@ def test_a_declared_clause_that_fails_in_no_test_of_its_own_masks_nothing(
 # --- over-declaration: a declaration is believed only where a check of its clause fails ----------
 
 OVER_SUITE = """
-import pytest
-
-from conformance.harness.checks import ClauseFailure
-
-clause = pytest.mark.clause
-
 
 @clause("CORD-WRITE-1")
 def test_write_check_fails():
@@ -474,23 +470,8 @@ test_line_names_a_clause_whose_check_held  CORD-LEN-1: said of the wrong clause
 
 
 def _over_run(pytester: pytest.Pytester, deviations: str) -> tuple[int, dict[str, list[str]]]:
-    pytester.makepyfile(test_fake=OVER_SUITE)
-    (pytester.path / "dev.txt").write_text(deviations, encoding="utf-8")
-    result = pytester.runpytest(
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:benchmark",
-        "--cordspec-deviations",
-        "dev.txt",
-        "--cordspec-report",
-        "r.json",
-        "--cordspec-profile",
-        "core",
-        "-k",
-        "test_",
-    )  # fmt: skip  (a partial run: the other clauses are not run, not untested)
-    data = json.loads((pytester.path / "r.json").read_text("utf-8"))
+    # a partial run: the other clauses are not run, not untested
+    result, data = _deviations_run(pytester, OVER_SUITE, deviations, "-k", "test_")
     return result.ret, {c["id"]: [c["status"], c["reason"]] for c in data["clauses"]}
 
 

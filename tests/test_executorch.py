@@ -12,8 +12,9 @@ import json
 import os
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -26,6 +27,15 @@ NEEDS_EXECUTORCH = pytest.mark.skipif(
     "and runs these",
 )
 Runs = dict[str, tuple[Path, int, str]]
+T = TypeVar("T", bound=Callable[..., None])
+
+
+def of_a_run(test: T) -> T:
+    """Marks a test of the runs below: ``meta``, for it runs the suite in child processes, and
+    skipped where ExecuTorch is not installed."""
+    marked: T = pytest.mark.meta(NEEDS_EXECUTORCH(test))
+    return marked
+
 
 COMMITTED = REPO / "docs" / "executorch-1.5.1.md"
 REGENERATE = "cordspec run --impl executorch --profile strict --report docs/executorch-1.5.1.md"
@@ -83,8 +93,7 @@ def _report(run: tuple[Path, int, str]) -> dict[str, Any]:
     return data
 
 
-@pytest.mark.meta  # runs the suite in child processes
-@NEEDS_EXECUTORCH
+@of_a_run
 def test_the_core_run_gives_a_verdict(runs: Runs) -> None:
     """The strict vectors' cases the deviations file names are left out of a core run: not run,
     never deviations that match nothing."""
@@ -100,8 +109,7 @@ def test_the_core_run_gives_a_verdict(runs: Runs) -> None:
     assert verdict["deviations"] <= CORE_DEVIATIONS, verdict
 
 
-@pytest.mark.meta  # runs the suite in child processes
-@NEEDS_EXECUTORCH
+@of_a_run
 def test_a_run_of_some_vectors_is_partial_and_conforms(
     runs: Runs,
 ) -> None:
@@ -111,8 +119,7 @@ def test_a_run_of_some_vectors_is_partial_and_conforms(
     assert _report(runs["vectors"])["partial"]
 
 
-@pytest.mark.meta  # runs the suite in child processes
-@NEEDS_EXECUTORCH
+@of_a_run
 def test_the_strict_run_declares_nothing_that_is_met(
     runs: Runs,
 ) -> None:
@@ -130,8 +137,7 @@ def test_the_strict_run_declares_nothing_that_is_met(
     assert "deviation fixed" not in status_of.values()
 
 
-@pytest.mark.meta  # runs the suite in child processes
-@NEEDS_EXECUTORCH
+@of_a_run
 def test_an_over_declared_clause_fails_the_run(runs: Runs) -> None:
     """HOOK-MAT-2's tests fail only at HOOK-BLOB-1's check of the blob: declared, it reads
     "deviation fixed", never "expected deviation"."""
@@ -169,8 +175,7 @@ def normalized(markdown: str) -> str:
     return markdown
 
 
-@pytest.mark.meta  # runs the suite in child processes
-@NEEDS_EXECUTORCH
+@of_a_run
 def test_the_committed_report_is_what_a_run_reports(
     runs: Runs,
 ) -> None:

@@ -1035,23 +1035,35 @@ LOCK = threading.Lock()
 def test_deadlocks():
     with LOCK:
         LOCK.acquire()  # a lock its own thread holds: never returns
-
+"""
+AFTER = """
 
 @pytest.mark.clause("CORD-WRITE-2")
 def test_after():
     pass
 """
+"""A test that passes, after a suite's first one: the run must reach it and judge its clause."""
+
+
+def run_then_one_more(
+    pytester: pytest.Pytester, suite: str, *args: str, timeout: float
+) -> tuple[pytest.RunResult, dict[str, dict[str, Any]]]:
+    """``suite`` and :data:`AFTER` run by pytest in a child process (as a test that hangs or
+    kills its process must be), with a JSON report; the result and the report's clauses."""
+    pytester.makepyfile(test_fake=suite + AFTER)
+    result = pytester.runpytest_subprocess(
+        *QUIET, *args, "--cordspec-report", "r.json", timeout=timeout
+    )
+    return result, {c["id"]: c for c in reported(pytester)["clauses"]}
 
 
 def test_a_hung_test_fails_its_clause_and_the_run_reaches_a_verdict(
     pytester: pytest.Pytester,
 ) -> None:
-    pytester.makepyfile(test_fake=HANGING_SUITE)
-    result = pytester.runpytest_subprocess(
-        *QUIET, "--cordspec-timeout", "1", "--cordspec-report", "r.json", timeout=120
+    result, clauses = run_then_one_more(
+        pytester, HANGING_SUITE, "--cordspec-timeout", "1", timeout=120
     )
     result.assert_outcomes(passed=1, failed=1)
-    clauses = {c["id"]: c for c in reported(pytester)["clauses"]}
     assert clauses["CORD-WRITE-1"]["status"] == "failed"
     assert clauses["CORD-WRITE-1"]["reason"] == "test_fake.py::test_deadlocks: hung after 1 s"
     assert clauses["CORD-WRITE-2"]["status"] == "passed"
@@ -1067,23 +1079,16 @@ import pytest
 @pytest.mark.clause("CORD-WRITE-1")
 def test_crashes():
     os._exit(0)  # as an implementation crashing in an extension would, with a status of success
-
-
-@pytest.mark.clause("CORD-WRITE-2")
-def test_after():
-    pass
 """
 
 
 def test_a_crash_fails_its_clause_and_the_run_reaches_a_verdict(
     pytester: pytest.Pytester,
 ) -> None:
-    pytester.makepyfile(test_fake=CRASHING_SUITE)
-    result = pytester.runpytest_subprocess(
-        *QUIET, "-p", "xdist", "-n", "1", "--cordspec-report", "r.json", timeout=300
+    result, clauses = run_then_one_more(
+        pytester, CRASHING_SUITE, "-p", "xdist", "-n", "1", timeout=300
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    clauses = {c["id"]: c for c in reported(pytester)["clauses"]}
     assert clauses["CORD-WRITE-1"]["status"] == "failed"
     assert clauses["CORD-WRITE-1"]["reason"].startswith(
         "test_fake.py::test_crashes: crashed: the process running it died"

@@ -18,27 +18,12 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .forged_stat import ForgedStat
+
 __all__ = ["BLOCKS", "LARGE_BLOCK", "blocks", "large_blocks"]
 
 LARGE_BLOCK = 4 << 20
 """The block size reported: 4 MiB (Lustre's default stripe, an NFS rsize)."""
-
-
-class _Blocked:
-    """A stat result whose ``st_blksize`` is another; every other field is the real one."""
-
-    def __init__(self, real: os.stat_result, blksize: int) -> None:
-        self._real = real
-        self.st_blksize = blksize
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._real, name)
-
-    def __getitem__(self, index: int) -> Any:
-        return self._real[index]
-
-    def __len__(self) -> int:
-        return len(self._real)
 
 
 @contextlib.contextmanager
@@ -52,7 +37,7 @@ def large_blocks(blksize: int = LARGE_BLOCK) -> Iterator[list[str]]:
     def stat_of(real: Callable[..., os.stat_result], name: str) -> Callable[..., object]:
         def stat(*args: Any, **kwargs: Any) -> object:
             seen.append(name)
-            return _Blocked(real(*args, **kwargs), blksize)
+            return ForgedStat(real(*args, **kwargs), st_blksize=blksize)
 
         return stat
 

@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .forged_stat import ForgedStat
 from .observe import unobserved
 
 __all__ = ["Identity", "inode_held", "inode_reuse"]
@@ -34,17 +35,6 @@ def inode_held(identity: Identity) -> bool:
     return False
 
 
-class _Reused:
-    """A stat result that reports another inode number; every other field is the real one."""
-
-    def __init__(self, real: os.stat_result, ino: int) -> None:
-        self._real = real
-        self.st_ino = ino
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._real, name)
-
-
 @contextlib.contextmanager
 def inode_reuse(old: Identity, new: Identity) -> Iterator[list[int]]:
     """For the block, report the file ``new`` as having the identity ``old`` whenever ``old`` is
@@ -62,7 +52,7 @@ def inode_reuse(old: Identity, new: Identity) -> Iterator[list[int]]:
                 looked.append(1)
                 if old[0] == new[0] and not inode_held(old):
                     reported.append(1)
-                    return _Reused(st, old[1])
+                    return ForgedStat(st, st_ino=old[1])
             return st
 
         return stat

@@ -216,6 +216,22 @@ class Trace:
 F = TypeVar("F", bound=Callable[..., object])
 
 
+_ADD_OPTIONS: dict[str, st.SearchStrategy[Any]] = {
+    "alignment": st.sampled_from(ALIGNMENTS),
+    "tag": st.sampled_from(TAGS),
+    "layout": st.sampled_from(LAYOUTS),
+}
+"""What an add may pass besides the data, for the rules that try any of it."""
+
+
+def _adding(**arguments: st.SearchStrategy[Any]) -> Callable[[F], F]:
+    """A rule that adds to a store under a key: the store and the key are drawn first, then
+    ``arguments`` in their order (the order Hypothesis draws in, so the examples stay the same)."""
+    # through ``Callable[..., ...]``: mypy cannot tell that ``arguments`` holds no ``target``
+    untargeted = cast("Callable[..., Callable[[F], F]]", rule)
+    return untargeted(store=st.sampled_from(STORES), key=st.sampled_from(KEYS), **arguments)
+
+
 def recorded(function: F) -> F:
     """Keep the message of a failing rule or invariant (its clause ids name the vector's). An
     exception the implementation raised where no check expected one (reading a buffer it closed,
@@ -497,15 +513,7 @@ class StoreMachine(RuleBasedStateMachine):
             refused,
         )
 
-    @rule(
-        store=st.sampled_from(STORES),
-        key=st.sampled_from(KEYS),
-        data=st.sampled_from(PALETTE),
-        kind=st.sampled_from(KINDS),
-        alignment=st.sampled_from(ALIGNMENTS),
-        tag=st.sampled_from(TAGS),
-        layout=st.sampled_from(LAYOUTS),
-    )
+    @_adding(data=st.sampled_from(PALETTE), kind=st.sampled_from(KINDS), **_ADD_OPTIONS)
     @recorded
     def add_new(
         self,
@@ -524,14 +532,7 @@ class StoreMachine(RuleBasedStateMachine):
         self._add(store, key, self._blob(data, kind), alignment, tag, layout)
 
     @precondition(lambda self: bool(self._live()))
-    @rule(
-        store=st.sampled_from(STORES),
-        key=st.sampled_from(KEYS),
-        data=st.data(),
-        alignment=st.sampled_from(ALIGNMENTS),
-        tag=st.sampled_from(TAGS),
-        layout=st.sampled_from(LAYOUTS),
-    )
+    @_adding(data=st.data(), **_ADD_OPTIONS)
     @recorded
     def add_again(
         self,
@@ -546,9 +547,7 @@ class StoreMachine(RuleBasedStateMachine):
         blob = data.draw(st.sampled_from(self._live()), label="blob")
         self._add(store, key, blob, alignment, tag, layout)
 
-    @rule(
-        store=st.sampled_from(STORES),
-        key=st.sampled_from(KEYS),
+    @_adding(
         data=st.sampled_from(PALETTE),
         kind=st.sampled_from(WRONG_TYPES),
         tag=st.sampled_from(TAGS),
@@ -558,9 +557,7 @@ class StoreMachine(RuleBasedStateMachine):
         """bytearray, memoryview and str data: TypeError, nothing changes (NDS-ADD-1)."""
         self._add(store, key, self._blob(data, kind), 1, tag, None)
 
-    @rule(
-        store=st.sampled_from(STORES),
-        key=st.sampled_from(KEYS),
+    @_adding(
         data=st.sampled_from(PALETTE),
         alignment=st.sampled_from((0, -1)),
         tag=st.sampled_from(TAGS),
@@ -573,12 +570,7 @@ class StoreMachine(RuleBasedStateMachine):
         self._add(store, key, self._blob(data, "bytes"), alignment, tag, None)
 
     @precondition(lambda self: self.profile == "strict")
-    @rule(
-        store=st.sampled_from(STORES),
-        key=st.sampled_from(KEYS),
-        data=st.sampled_from(PALETTE),
-        bad=st.sampled_from(BAD_ARGUMENTS),
-    )
+    @_adding(data=st.sampled_from(PALETTE), bad=st.sampled_from(BAD_ARGUMENTS))
     @recorded
     def add_bad_argument(self, store: str, key: str, data: bytes, bad: tuple[str, Any]) -> None:
         """A key or tag of another type, an empty tag, a bool or float alignment (strict)."""
