@@ -377,12 +377,6 @@ def cases(names: list[str]) -> list[Any]:
     ]
 
 
-@pytest.fixture
-def failure(case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Failure:
-    """The ``move_from`` failure the test's ``case`` parameter names, set up in its directory."""
-    return make_failure(case, tmp_path, monkeypatch)
-
-
 def must_raise(case: str, raised: BaseException | None) -> bool:
     """Whether the failure clauses apply: the case raised; a case in MUST_FAIL has to."""
     if case in MUST_FAIL:
@@ -392,6 +386,12 @@ def must_raise(case: str, raised: BaseException | None) -> bool:
 
 @pytest.mark.requires("file-backed")
 class TestFailure:
+    @pytest.fixture
+    def failure(self, case: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Failure:
+        """The ``move_from`` failure the test's ``case`` parameter names, set up in its
+        directory."""
+        return make_failure(case, tmp_path, monkeypatch)
+
     @clause("FBD-MOVE-4")
     @pytest.mark.parametrize("case", cases(FAILURES))
     def test_leaves_no_placeholder(
