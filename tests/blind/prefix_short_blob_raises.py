@@ -8,13 +8,12 @@ giving its whole contents.
 from __future__ import annotations
 
 import errno
-import os
 
 import reference
 from conformance.api import Implementation
 
 from . import implementation
-from ._support import directory, make_file
+from ._support import wrapped
 
 
 class FileBackedData(reference.FileBackedData):
@@ -31,8 +30,7 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 def scenario(impl: Implementation) -> str | None:
-    with directory() as tmp:
-        blob = impl.FileBackedData(make_file(os.path.join(tmp, "w"), b"0123456789"))
+    with wrapped(impl, b"0123456789") as (_, blob):
         try:
             got = blob.prefix(32)
         except OSError as exc:

@@ -23,12 +23,9 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 def scenario(impl: Implementation) -> str | None:
-    import os
+    from ._support import wrapped
 
-    from ._support import directory, make_file
-
-    with directory() as d:
-        blob = impl.FileBackedData(make_file(os.path.join(d, "w"), b"abc"))
+    with wrapped(impl, b"abc") as (_, blob):
         try:
             got = blob.prefix(0)
         except Exception as exc:
