@@ -218,6 +218,22 @@ def append_refused(impl: Implementation, value: object, name: str) -> str | None
     return f"a {name} was appended: the Cord's length is now {len(cord)}"
 
 
+def merge_refused(impl: Implementation, other: object, key: str, what: str) -> str | None:
+    """What is wrong with merging ``other`` into a new store of ``impl``: it was accepted (as
+    ``what``), or refused with a ``ValueError`` that does not name ``key``, or the refusal changed
+    the store; None when nothing is."""
+    store = impl.NamedDataStore()
+    try:
+        store.merge_named_data_store(other)
+    except ValueError as exc:
+        if repr(key) not in str(exc):
+            return f"the ValueError does not name the key {key!r}: {exc}"
+        if store.get_named_data_store_output().buffers:
+            return "a refused merge changed the store"
+        return None
+    return f"{what} was merged without an error"
+
+
 def bytes_read() -> int:
     """Bytes this process has read through ``read``-like system calls (Linux ``rchar``)."""
     with open("/proc/self/io", "rb") as f:
