@@ -240,9 +240,15 @@ class _VerifiedReader:
             if self.remaining != end - hole:
                 break  # the kernel copy stopped early
         self._check_size(os.fstat(source).st_size)  # a hole is no proof the file did not shrink
+        self._extend_to_position(fd)
+
+    @staticmethod
+    def _extend_to_position(fd: int) -> None:
+        """Make ``fd``'s file at least as long as its position: a hole at the end of the copy
+        still counts in the size."""
         position = os.lseek(fd, 0, os.SEEK_CUR)
         if os.fstat(fd).st_size < position:
-            os.ftruncate(fd, position)  # a hole at the end still counts in the size
+            os.ftruncate(fd, position)
 
     def send_to(self, fd: int, keep: int = 0) -> None:
         """Copy what remains in the kernel to ``fd`` at its position, moving both positions, until
