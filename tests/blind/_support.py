@@ -179,6 +179,36 @@ def read_hashed(path: str) -> tuple[bytes, str]:
     return data, hashlib.sha256(data).hexdigest()
 
 
+def prefix_wrong(impl: Implementation, data: bytes, size: int, expected: bytes) -> str | None:
+    """What is wrong with ``prefix(size)`` of a blob of ``impl`` over ``data``: it raised, or gave
+    other than ``expected``; None when nothing is. The blob is closed."""
+    with wrapped(impl, data) as (_, blob):
+        try:
+            got = blob.prefix(size)
+        except Exception as exc:
+            return f"prefix({size}) of a {len(data)}-byte blob raised {exc!r}"
+        finally:
+            blob.close()
+    return None if got == expected else f"prefix({size}) of a {len(data)}-byte blob gave {got!r}"
+
+
+def externalize_refused(impl: Implementation, cap: object) -> str | None:
+    """What is wrong with ``externalize_pte_data(cap, ...)`` on a new store of ``impl`` holding key
+    ``"w"`` inline (one byte, within any cap of one or more): it was accepted, or refused otherwise
+    than with a ``ValueError``, or the refusal changed the store; None when nothing is."""
+    store = impl.NamedDataStore()
+    store.add_named_data("w", b"x")
+    try:
+        store.externalize_pte_data(cap, "shard")
+    except ValueError:
+        if "w" not in store.get_named_data_store_output().pte_data:
+            return f"a refused externalize (cap {cap!r}) changed the store"
+        return None
+    except TypeError:
+        return f"a shard cap of {cap!r} raised TypeError, not ValueError"
+    return f"externalize_pte_data accepted {cap!r} as the shard cap"
+
+
 def alignment_stored(impl: Implementation, alignment: object, stored: int) -> str | None:
     """What is wrong with adding key ``"k"`` inline with ``alignment`` to a new store of ``impl``:
     refused (``ValueError`` or ``TypeError``), or stored with another alignment than ``stored``;

@@ -13,7 +13,7 @@ import reference
 from conformance.api import Implementation
 
 from . import implementation
-from ._support import wrapped
+from ._support import prefix_wrong
 
 
 class FileBackedData(reference.FileBackedData):
@@ -30,14 +30,7 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 def scenario(impl: Implementation) -> str | None:
-    with wrapped(impl, b"0123456789") as (_, blob):
-        try:
-            got = blob.prefix(32)
-        except OSError as exc:
-            return f"prefix(32) of a 10-byte blob raised {exc!r}"
-        if got != b"0123456789":
-            return f"prefix(32) of a 10-byte blob gave {got!r}"
-    return None
+    return prefix_wrong(impl, b"0123456789", 32, b"0123456789")
 
 
 def demonstrate() -> str | None:
