@@ -18,6 +18,12 @@ from ._support import directory
 
 
 class Reader(_VerifiedReader):
+    def _next_data(self, source: int, at: int, end: int) -> int:
+        try:
+            return min(os.lseek(source, at, os.SEEK_DATA), end)
+        except OSError:  # taken as a hole to the end, whatever the error
+            return end
+
     @staticmethod
     def _extend_to_position(fd: int) -> None:
         return  # no ftruncate for a hole at the end
