@@ -233,7 +233,7 @@ class FileBackedData:
         """The move itself, in steps a port's variant (or a mutant) can change one at a time:
         naming the placeholder, taking the source, undoing a failed take, putting it back."""
         # FBD-MOVE-2: an exclusive create; FBD-MOVE-3: beside the source, on its filesystem
-        fd, move.placeholder = make_placeholder(  # FBD-FORK-2: not ``tempfile``'s, which locks
+        fd, move.placeholder = cls._make_placeholder(
             cls._placeholder_prefix(), PLACEHOLDER_SUFFIX, cls._placeholder_dir(move.source)
         )
         try:
@@ -259,6 +259,12 @@ class FileBackedData:
             cls._put_back(move)
             raise
         return result
+
+    @staticmethod
+    def _make_placeholder(prefix: str, suffix: str, directory: str) -> tuple[int, str]:
+        """Create the placeholder, a new empty file named ``prefix``, random letters, ``suffix``
+        in ``directory``: its descriptor and absolute path."""
+        return make_placeholder(prefix, suffix, directory)  # FBD-FORK-2: not ``tempfile``'s
 
     @staticmethod
     def _placeholder_prefix() -> str:

@@ -499,9 +499,17 @@ class FileBackedAotiBackend(AotiBackend):
         # HOOK-BLOB-1: the weights in order and nothing else (no padding: alignment 1).
         # HOOK-MAT-2: streamed in CHUNK_SIZE pieces, hashed while written; HOOK-MAT-3: created
         # exclusively and renamed into place.
-        digest, stamp = _write_blob(blob_path, weights[0].chunks, cls._blob)
+        digest, stamp = cls._write_weights(blob_path, weights[0].chunks)
         rest = [p for p in paths if not isinstance(p, Weights)]
         return [*rest, WeightsBlobPath(blob_path, digest, stamp)]
+
+    @classmethod
+    def _write_weights(
+        cls, blob_path: str, chunks: Iterable[bytes]
+    ) -> tuple[bytes, tuple[int, int, int, int] | None]:
+        """Write the weights' ``chunks`` as the blob at ``blob_path``: their digest, and the stamp
+        of the file written (None: what ``blob_path`` names once written)."""
+        return _write_blob(blob_path, chunks, cls._blob)
 
     @classmethod
     def load_weights_blob(

@@ -222,13 +222,9 @@ class _VerifiedReader:
         source, end = self._file.fileno(), self._size
         while self.remaining:
             at = end - self.remaining
-            try:
-                data = min(os.lseek(source, at, os.SEEK_DATA), end)
-            except OSError as exc:
-                if exc.errno != errno.ENXIO:  # the filesystem does not tell holes
-                    return
-                self._check_size(os.fstat(source).st_size)  # ENXIO also means past a new end
-                data = end  # no data after ``at``: a hole to the end
+            data = self._next_data(source, at, end)
+            if data is None:
+                return
             if data > at:  # a hole: both positions move on, nothing is written
                 os.lseek(source, data, os.SEEK_SET)
                 os.lseek(fd, data - at, os.SEEK_CUR)
@@ -240,9 +236,26 @@ class _VerifiedReader:
             if self.remaining != end - hole:
                 break  # the kernel copy stopped early
         self._check_size(os.fstat(source).st_size)  # a hole is no proof the file did not shrink
+        self._extend_to_position(fd)
+
+    def _next_data(self, source: int, at: int, end: int) -> int | None:
+        """Where the next data at or after ``at`` starts in ``source`` (``end``: a hole to the
+        end); None where the filesystem does not tell holes."""
+        try:
+            return min(os.lseek(source, at, os.SEEK_DATA), end)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:  # the filesystem does not tell holes
+                return None
+            self._check_size(os.fstat(source).st_size)  # ENXIO also means past a new end
+            return end  # no data after ``at``: a hole to the end
+
+    @staticmethod
+    def _extend_to_position(fd: int) -> None:
+        """Make ``fd``'s file at least as long as its position: a hole at the end of the copy
+        still counts in the size."""
         position = os.lseek(fd, 0, os.SEEK_CUR)
         if os.fstat(fd).st_size < position:
-            os.ftruncate(fd, position)  # a hole at the end still counts in the size
+            os.ftruncate(fd, position)
 
     def send_to(self, fd: int, keep: int = 0) -> None:
         """Copy what remains in the kernel to ``fd`` at its position, moving both positions, until

@@ -17,33 +17,47 @@ import dataclasses
 import importlib
 import pkgutil
 import re
+from collections.abc import Callable
 from typing import Any
 
 from conformance.adapters import reference as reference_adapter
 from conformance.api import Implementation
 
-__all__ = ["blind_names", "breaks", "implementation", "profile"]
+__all__ = ["blind_names", "breaks", "implementation", "profile", "reference_with"]
 
 _BREAKS = re.compile(
     r"\ABreaks: ([A-Z][A-Z0-9-]*[0-9](?:, [A-Z][A-Z0-9-]*[0-9])*)\nProfile: (core|strict)\n"
 )
 
 
-def implementation(module: str, **changes: Any) -> Implementation:
-    """The reference, as its adapter presents it, with ``changes`` replaced; loadable again by
-    ``--impl <module>:IMPLEMENTATION``. A replaced ``FileBackedData`` is also the class the
-    low-memory weights take a blob over with, as a port's own hooks would use its own class."""
+def reference_with(
+    kind: str, module: str, low_memory: Callable[[type], object], changes: dict[str, Any]
+) -> Implementation:
+    """The reference, as its adapter presents it, with ``changes`` replaced; named ``kind`` and
+    ``module``'s short name, loadable again by ``--impl <module>:IMPLEMENTATION``. A replaced
+    ``FileBackedData`` is also the class the low-memory weights (``low_memory(blob_class)``) take
+    a blob over with, as a port's own hooks would use its own class."""
     blob_class = changes.get("FileBackedData")
     if blob_class is not None and "low_memory" not in changes:
-        from ._support import LowMemory, low_memory_backend
-
-        changes["low_memory"] = LowMemory(low_memory_backend(blob_class))
+        changes["low_memory"] = low_memory(blob_class)
     return dataclasses.replace(
         reference_adapter.load(),
-        name=f"blind {module.rpartition('.')[2]}",
+        name=f"{kind} {module.rpartition('.')[2]}",
         target=f"{module}:IMPLEMENTATION",
         **changes,
     )
+
+
+def implementation(module: str, **changes: Any) -> Implementation:
+    """The reference with ``changes`` replaced (``reference_with``), a blind port named after
+    ``module``."""
+    return reference_with("blind", module, _low_memory, changes)
+
+
+def _low_memory(blob_class: type) -> object:
+    from ._support import LowMemory, low_memory_backend
+
+    return LowMemory(low_memory_backend(blob_class))
 
 
 def blind_names() -> list[str]:

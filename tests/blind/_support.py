@@ -145,6 +145,18 @@ def accepted(make: Callable[[], Any], refusal: type[Exception]) -> bool:
     return True
 
 
+class Trickle:
+    """An output whose ``write`` takes at most three bytes a call and says how many it took."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+
+    def write(self, data: bytes | memoryview) -> int:
+        taken = bytes(data[:3])
+        self.data += taken
+        return len(taken)
+
+
 def make_file(path: str, data: bytes) -> str:
     with open(path, "wb") as f:
         f.write(data)
@@ -165,6 +177,36 @@ def read_hashed(path: str) -> tuple[bytes, str]:
     is left where it is."""
     data = read_file(path)
     return data, hashlib.sha256(data).hexdigest()
+
+
+def prefix_wrong(impl: Implementation, data: bytes, size: int, expected: bytes) -> str | None:
+    """What is wrong with ``prefix(size)`` of a blob of ``impl`` over ``data``: it raised, or gave
+    other than ``expected``; None when nothing is. The blob is closed."""
+    with wrapped(impl, data) as (_, blob):
+        try:
+            got = blob.prefix(size)
+        except Exception as exc:
+            return f"prefix({size}) of a {len(data)}-byte blob raised {exc!r}"
+        finally:
+            blob.close()
+    return None if got == expected else f"prefix({size}) of a {len(data)}-byte blob gave {got!r}"
+
+
+def externalize_refused(impl: Implementation, cap: object) -> str | None:
+    """What is wrong with ``externalize_pte_data(cap, ...)`` on a new store of ``impl`` holding key
+    ``"w"`` inline (one byte, within any cap of one or more): it was accepted, or refused otherwise
+    than with a ``ValueError``, or the refusal changed the store; None when nothing is."""
+    store = impl.NamedDataStore()
+    store.add_named_data("w", b"x")
+    try:
+        store.externalize_pte_data(cap, "shard")
+    except ValueError:
+        if "w" not in store.get_named_data_store_output().pte_data:
+            return f"a refused externalize (cap {cap!r}) changed the store"
+        return None
+    except TypeError:
+        return f"a shard cap of {cap!r} raised TypeError, not ValueError"
+    return f"externalize_pte_data accepted {cap!r} as the shard cap"
 
 
 def alignment_stored(impl: Implementation, alignment: object, stored: int) -> str | None:
@@ -204,6 +246,22 @@ def append_refused(impl: Implementation, value: object, name: str) -> str | None
             return f"appending a {name} raised a TypeError that does not name it: {exc}"
         return None if len(cord) == 2 else f"a refused {name} changed the Cord's length"
     return f"a {name} was appended: the Cord's length is now {len(cord)}"
+
+
+def merge_refused(impl: Implementation, other: object, key: str, what: str) -> str | None:
+    """What is wrong with merging ``other`` into a new store of ``impl``: it was accepted (as
+    ``what``), or refused with a ``ValueError`` that does not name ``key``, or the refusal changed
+    the store; None when nothing is."""
+    store = impl.NamedDataStore()
+    try:
+        store.merge_named_data_store(other)
+    except ValueError as exc:
+        if repr(key) not in str(exc):
+            return f"the ValueError does not name the key {key!r}: {exc}"
+        if store.get_named_data_store_output().buffers:
+            return "a refused merge changed the store"
+        return None
+    return f"{what} was merged without an error"
 
 
 def bytes_read() -> int:

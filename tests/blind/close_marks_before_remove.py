@@ -36,11 +36,9 @@ def scenario(impl: Implementation) -> str | None:
     import errno
     from unittest import mock
 
-    from ._support import directory, make_file
+    from ._support import wrapped
 
-    with directory() as d:
-        path = make_file(os.path.join(d, "w"), b"abc")
-        blob = impl.FileBackedData(path, cleanup=True)
+    with wrapped(impl, b"abc", cleanup=True) as (path, blob):
         failure = OSError(errno.EIO, "injected I/O error")
         with mock.patch.object(os, "unlink", side_effect=failure):
             try:

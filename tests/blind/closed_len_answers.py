@@ -6,13 +6,11 @@ needs no file"), so a closed blob still answers ``len`` and is taken by ``Cord.a
 
 from __future__ import annotations
 
-import os
-
 import reference
 from conformance.api import Implementation
 
 from . import implementation
-from ._support import directory, make_file
+from ._support import wrapped
 
 
 class FileBackedData(reference.FileBackedData):
@@ -24,8 +22,7 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 def scenario(impl: Implementation) -> str | None:
-    with directory() as tmp:
-        blob = impl.FileBackedData(make_file(os.path.join(tmp, "w"), b"abc"))
+    with wrapped(impl, b"abc") as (_, blob):
         blob.close()
         try:
             size = len(blob)

@@ -8,13 +8,12 @@ Cord made from a Cord with file pieces takes the all-``bytes`` fast path when wr
 from __future__ import annotations
 
 import io
-import os
 
 import reference
 from conformance.api import Implementation
 
 from . import implementation
-from ._support import directory, make_file
+from ._support import wrapped
 
 
 class Cord(reference.Cord):
@@ -30,8 +29,7 @@ IMPLEMENTATION = implementation(__name__, Cord=Cord)
 
 
 def scenario(impl: Implementation) -> str | None:
-    with directory() as tmp:
-        blob = impl.FileBackedData(make_file(os.path.join(tmp, "w"), b"file piece"))
+    with wrapped(impl, b"file piece") as (_, blob):
         inner = impl.Cord(b"head ")
         inner.append(blob)
         outer = impl.Cord()

@@ -27,12 +27,9 @@ IMPLEMENTATION = implementation(__name__, Cord=Cord)
 
 
 def scenario(impl: Implementation) -> str | None:
-    import os
+    from ._support import wrapped
 
-    from ._support import directory, make_file
-
-    with directory() as d:
-        blob = impl.FileBackedData(make_file(os.path.join(d, "w"), b"abc"))
+    with wrapped(impl, b"abc") as (_, blob):
         blob.close()
         try:
             made = impl.Cord(blob)

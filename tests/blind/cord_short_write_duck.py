@@ -14,6 +14,7 @@ from reference.cord import _WHOLE_WRITERS, _write_bytes_whole
 from reference.file_backed import check_writable, checked_readers, rest_of, write_all
 
 from . import implementation
+from ._support import Trickle
 
 
 class Cord(reference.Cord):
@@ -40,20 +41,8 @@ class Cord(reference.Cord):
 IMPLEMENTATION = implementation(__name__, Cord=Cord)
 
 
-class _Trickle:
-    """A sink that takes at most three bytes a call and says how many it took."""
-
-    def __init__(self) -> None:
-        self.data = bytearray()
-
-    def write(self, data: bytes | memoryview) -> int:
-        taken = bytes(data[:3])
-        self.data += taken
-        return len(taken)
-
-
 def scenario(impl: Implementation) -> str | None:
-    sink = _Trickle()
+    sink = Trickle()
     impl.Cord(b"hello world").write_to_file(sink)
     if bytes(sink.data) != b"hello world":
         return f"a sink taking 3 bytes a write got {bytes(sink.data)!r}, not b'hello world'"

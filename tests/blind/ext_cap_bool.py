@@ -10,6 +10,7 @@ from conformance.api import Implementation
 from reference import named_data
 
 from . import implementation
+from ._support import externalize_refused
 
 
 class NamedDataStore(named_data.NamedDataStore):
@@ -23,15 +24,7 @@ IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
 
 
 def scenario(impl: Implementation) -> str | None:
-    store = impl.NamedDataStore()
-    store.add_named_data("w", b"x")
-    try:
-        store.externalize_pte_data(True, "shard")
-    except ValueError:
-        if "w" not in store.get_named_data_store_output().pte_data:
-            return "a refused externalize changed the store"
-        return None
-    return "externalize_pte_data accepted True as the shard cap"
+    return externalize_refused(impl, True)
 
 
 def demonstrate() -> str | None:

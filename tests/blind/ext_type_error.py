@@ -10,6 +10,7 @@ import reference
 from conformance.api import Implementation
 
 from . import implementation
+from ._support import externalize_refused
 
 
 class NamedDataStore(reference.NamedDataStore):
@@ -23,15 +24,7 @@ IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
 
 
 def scenario(impl: Implementation) -> str | None:
-    store = impl.NamedDataStore()
-    store.add_named_data("k", b"abc")
-    try:
-        store.externalize_pte_data(4.0, "p")  # type: ignore[attr-defined]
-    except ValueError:
-        return None
-    except TypeError:
-        return "a float shard cap raised TypeError, not ValueError"
-    return "a float shard cap was accepted"
+    return externalize_refused(impl, 4.0)
 
 
 def demonstrate() -> str | None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 from conformance.api import Implementation
 from reference import hooks
@@ -19,21 +19,11 @@ from ._support import LowMemory, directory, peak_memory
 
 class Backend(hooks.FileBackedAotiBackend):
     @classmethod
-    def materialize_weights_blob(
-        cls, paths: object, compile_specs: Sequence[hooks.CompileSpec]
-    ) -> object:
-        if not hooks.is_low_memory_mode(compile_specs) or not isinstance(paths, list):
-            return paths
-        weights = [p for p in paths if isinstance(p, hooks.Weights)]
-        so_paths = [p for p in paths if isinstance(p, str) and p.endswith(".wrapper.so")]
-        if len(weights) != 1 or len(so_paths) != 1:
-            return paths
-        blob_path = os.path.splitext(so_paths[0])[0] + "_weights.blob"
-        blob = b"".join(weights[0].chunks)  # the whole blob at once
+    def _write_weights(cls, blob_path: str, chunks: Iterable[bytes]) -> tuple[bytes, None]:
+        blob = b"".join(chunks)  # the whole blob at once
         with open(blob_path, "wb") as f:
             f.write(blob)
-        rest = [p for p in paths if not isinstance(p, hooks.Weights)]
-        return [*rest, hooks.WeightsBlobPath(blob_path, hashlib.sha256(blob).digest())]
+        return hashlib.sha256(blob).digest(), None
 
 
 IMPLEMENTATION = implementation(__name__, low_memory=LowMemory(Backend))

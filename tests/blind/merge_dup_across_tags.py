@@ -12,6 +12,7 @@ from conformance.api import Implementation
 from reference import named_data
 
 from . import implementation
+from ._support import merge_refused
 
 
 class NamedDataStore(named_data.NamedDataStore):
@@ -40,16 +41,7 @@ def scenario(impl: Implementation) -> str | None:
         {},
         {"t1": {"k": entry(0, 1, None)}, "t2": {"k": entry(1, 1, None)}},
     )
-    store = impl.NamedDataStore()
-    try:
-        store.merge_named_data_store(other)
-    except ValueError as exc:
-        if "'k'" not in str(exc):
-            return f"the error does not name the key: {str(exc)!r}"
-        if store.get_named_data_store_output().buffers:
-            return "a refused merge changed the store"
-        return None
-    return "an output with key 'k' under two tags was merged without an error"
+    return merge_refused(impl, other, "k", "an output with key 'k' under two tags")
 
 
 def demonstrate() -> str | None:

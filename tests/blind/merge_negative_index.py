@@ -11,6 +11,7 @@ from conformance.api import Implementation
 from reference.named_data import DataEntry, NamedDataStoreOutput
 
 from . import implementation
+from ._support import merge_refused
 
 
 def _indexed(entries: object, count: int) -> object:
@@ -42,14 +43,7 @@ IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
 
 def scenario(impl: Implementation) -> str | None:
     other = impl.NamedDataStoreOutput([b"first", b"last"], {"w": impl.DataEntry(-1, 1, None)}, {})
-    store = impl.NamedDataStore()
-    try:
-        store.merge_named_data_store(other)
-    except ValueError as exc:
-        if "w" not in str(exc):
-            return f"the ValueError does not name the key: {exc}"
-        return None
-    return "an entry with buffer_index -1 was merged"
+    return merge_refused(impl, other, "w", "an entry with buffer_index -1")
 
 
 def demonstrate() -> str | None:

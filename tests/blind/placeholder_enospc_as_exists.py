@@ -12,55 +12,24 @@ import os
 
 from conformance.api import Implementation
 from reference import file_backed, placeholders
-from reference.location import FileChangedError, identity_of, locate
 
 from . import implementation
 
 _TRIES = 100
 
 
-def _make_placeholder(prefix: str, suffix: str, directory: str) -> tuple[int, str]:
-    for _ in range(_TRIES):
-        name = prefix + "".join(placeholders._RANDOM.choices(placeholders._CHARACTERS, k=8))
-        path = os.path.join(directory, name + suffix)
-        try:
-            fd = os.open(path, placeholders._CREATE_FLAGS, 0o600)
-        except OSError:  # taken, or so it seems: draw another name
-            continue
-        return fd, os.path.abspath(path)
-    raise FileExistsError(errno.EEXIST, "no unused placeholder name found", directory)
-
-
 class FileBackedData(file_backed.FileBackedData):
-    @classmethod
-    def _move_held(cls, move, digest):
-        fd, move.placeholder = _make_placeholder(
-            cls._placeholder_prefix(),
-            file_backed.PLACEHOLDER_SUFFIX,
-            cls._placeholder_dir(move.source),
-        )
-        try:
+    @staticmethod
+    def _make_placeholder(prefix: str, suffix: str, directory: str) -> tuple[int, str]:
+        for _ in range(_TRIES):
+            name = prefix + "".join(placeholders._RANDOM.choices(placeholders._CHARACTERS, k=8))
+            path = os.path.join(directory, name + suffix)
             try:
-                move.empty = identity_of(os.fstat(fd))
-            finally:
-                os.close(fd)
-            move.where = locate(move.placeholder, False)
-            cls._take(move.source, move.placeholder)
-        except BaseException:
-            cls._undo(move)
-            raise
-        try:
-            moved = os.lstat(move.placeholder)
-            if identity_of(moved) != move.identity:
-                raise FileChangedError(
-                    errno.ESTALE, "the source was replaced while it was being moved", move.source
-                )
-            result = cls.__new__(cls)
-            result._init(move.placeholder, moved, digest, owner=True, location=move.where)
-        except BaseException:
-            cls._put_back(move)
-            raise
-        return result
+                fd = os.open(path, placeholders._CREATE_FLAGS, 0o600)
+            except OSError:  # taken, or so it seems: draw another name
+                continue
+            return fd, os.path.abspath(path)
+        raise FileExistsError(errno.EEXIST, "no unused placeholder name found", directory)
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

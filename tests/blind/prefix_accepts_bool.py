@@ -6,13 +6,11 @@ Bug: ``prefix`` checks its size with ``isinstance(size, int)``, which a ``bool``
 
 from __future__ import annotations
 
-import os
-
 import reference
 from conformance.api import Implementation
 
 from . import implementation
-from ._support import directory, make_file
+from ._support import wrapped
 
 
 class FileBackedData(reference.FileBackedData):
@@ -26,8 +24,7 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 def scenario(impl: Implementation) -> str | None:
-    with directory() as tmp:
-        blob = impl.FileBackedData(make_file(os.path.join(tmp, "w"), b"abc"))
+    with wrapped(impl, b"abc") as (_, blob):
         try:
             got = blob.prefix(True)
         except TypeError as exc:

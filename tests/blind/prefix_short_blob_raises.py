@@ -8,13 +8,12 @@ giving its whole contents.
 from __future__ import annotations
 
 import errno
-import os
 
 import reference
 from conformance.api import Implementation
 
 from . import implementation
-from ._support import directory, make_file
+from ._support import prefix_wrong
 
 
 class FileBackedData(reference.FileBackedData):
@@ -31,15 +30,7 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 def scenario(impl: Implementation) -> str | None:
-    with directory() as tmp:
-        blob = impl.FileBackedData(make_file(os.path.join(tmp, "w"), b"0123456789"))
-        try:
-            got = blob.prefix(32)
-        except OSError as exc:
-            return f"prefix(32) of a 10-byte blob raised {exc!r}"
-        if got != b"0123456789":
-            return f"prefix(32) of a 10-byte blob gave {got!r}"
-    return None
+    return prefix_wrong(impl, b"0123456789", 32, b"0123456789")
 
 
 def demonstrate() -> str | None:

@@ -23,19 +23,9 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 def scenario(impl: Implementation) -> str | None:
-    import os
+    from ._support import prefix_wrong
 
-    from ._support import directory, make_file
-
-    with directory() as d:
-        blob = impl.FileBackedData(make_file(os.path.join(d, "w"), b"abc"))
-        try:
-            got = blob.prefix(0)
-        except Exception as exc:
-            return f"prefix(0) raised {type(exc).__name__}: {exc}"
-        finally:
-            blob.close()
-    return None if got == b"" else f"prefix(0) returned {got!r}"
+    return prefix_wrong(impl, b"abc", 0, b"")
 
 
 def demonstrate() -> str | None:

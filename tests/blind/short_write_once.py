@@ -7,56 +7,33 @@ short blob.
 
 from __future__ import annotations
 
-import io
+from typing import Any
 
 from conformance.api import Implementation
-from reference import file_backed
 
 from . import implementation
+from ._steps import StreamingThrough
 
-_READY = (io.FileIO, io.BufferedWriter, io.BufferedRandom, io.BytesIO)
 
-
-class FileBackedData(file_backed.FileBackedData):
-    def write_to_file(self, outfile: file_backed.Writable) -> None:
-        if type(outfile) in _READY or isinstance(outfile, io.RawIOBase):
-            super().write_to_file(outfile)
-            return
-        file_backed.check_writable(outfile)
-        self._check_open()
-
-        def sink(chunk: memoryview) -> None:
-            written = outfile.write(chunk)
-            if type(written) is int and 0 <= written < len(chunk):
-                outfile.write(chunk[written:])
-
-        self._stream(sink)
+class FileBackedData(StreamingThrough):
+    def _write_chunk(self, outfile: Any, chunk: memoryview) -> None:
+        written = outfile.write(chunk)
+        if type(written) is int and 0 <= written < len(chunk):
+            outfile.write(chunk[written:])
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
-class _Trickle:
-    """An output whose ``write`` takes at most three bytes and says how many it took."""
-
-    def __init__(self) -> None:
-        self.data = bytearray()
-
-    def write(self, data: bytes | memoryview) -> int:
-        taken = bytes(data[:3])
-        self.data += taken
-        return len(taken)
-
-
 def scenario(impl: Implementation) -> str | None:
     import os
 
-    from ._support import directory, make_file
+    from ._support import Trickle, directory, make_file
 
     contents = b"0123456789"
     with directory() as d:
         blob = impl.FileBackedData(make_file(os.path.join(d, "w"), contents))
-        out = _Trickle()
+        out = Trickle()
         try:
             blob.write_to_file(out)
         finally:

@@ -7,32 +7,21 @@ instead of raising an ``OSError``.
 
 from __future__ import annotations
 
-import io
+from typing import Any
 
 from conformance.api import Implementation
-from reference import file_backed
 
 from . import implementation
+from ._steps import StreamingThrough
 
-_READY = (io.FileIO, io.BufferedWriter, io.BufferedRandom, io.BytesIO)
 
-
-class FileBackedData(file_backed.FileBackedData):
-    def write_to_file(self, outfile: file_backed.Writable) -> None:
-        if type(outfile) in _READY or isinstance(outfile, io.RawIOBase):
-            super().write_to_file(outfile)
-            return
-        file_backed.check_writable(outfile)
-        self._check_open()
-
-        def sink(chunk: memoryview) -> None:
-            view = chunk
-            while view:
-                written = outfile.write(view)
-                taken = written if type(written) is int and written <= len(view) else len(view)
-                view = view[taken:]
-
-        self._stream(sink)
+class FileBackedData(StreamingThrough):
+    def _write_chunk(self, outfile: Any, chunk: memoryview) -> None:
+        view = chunk
+        while view:
+            written = outfile.write(view)
+            taken = written if type(written) is int and written <= len(view) else len(view)
+            view = view[taken:]
 
 
 IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)

@@ -17,14 +17,13 @@ what they read.
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import pkgutil
 import re
 from typing import Any
 
-from conformance.adapters import reference as reference_adapter
 from conformance.api import Implementation
+from tests.blind import reference_with
 
 __all__ = ["breaks", "implementation", "mutant_names"]
 
@@ -32,22 +31,16 @@ _BREAKS = re.compile(r"\ABreaks: ([A-Z][A-Z0-9-]*[0-9](?:, [A-Z][A-Z0-9-]*[0-9])
 
 
 def implementation(module: str, **changes: Any) -> Implementation:
-    """The reference, as its adapter presents it, with ``changes`` (classes or hooks) replaced;
-    named after ``module`` and loadable again by ``--impl <module>:IMPLEMENTATION``. A replaced
-    ``FileBackedData`` is the one the low-memory weights take a blob over with, too, as an
-    implementation's own hooks would use its own class."""
-    blob_class = changes.get("FileBackedData")
-    if blob_class is not None and "low_memory" not in changes:
-        from ._base import LowMemory, LowMemoryBackend
+    """The reference with ``changes`` (classes or hooks) replaced (``tests.blind.reference_with``),
+    a mutant named after ``module``. A replaced ``FileBackedData`` is the one the low-memory weights
+    take a blob over with, too."""
+    return reference_with("mutant", module, _low_memory, changes)
 
-        backend = type("LowMemoryBackend", (LowMemoryBackend,), {"blob_class": blob_class})
-        changes["low_memory"] = LowMemory(backend)
-    return dataclasses.replace(
-        reference_adapter.load(),
-        name=f"mutant {module.rpartition('.')[2]}",
-        target=f"{module}:IMPLEMENTATION",
-        **changes,
-    )
+
+def _low_memory(blob_class: type) -> object:
+    from ._base import LowMemory, LowMemoryBackend
+
+    return LowMemory(type("LowMemoryBackend", (LowMemoryBackend,), {"blob_class": blob_class}))
 
 
 def mutant_names() -> list[str]:
