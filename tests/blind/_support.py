@@ -264,6 +264,17 @@ def merge_refused(impl: Implementation, other: object, key: str, what: str) -> s
     return f"{what} was merged without an error"
 
 
+def flag_refused(impl: Implementation, value: bytes) -> str | None:
+    """None when ``low_memory_mode`` ``value`` (neither ON nor OFF) raises ``ValueError``; else
+    how it was read."""
+    assert impl.low_memory is not None
+    try:
+        on = impl.low_memory.mode([value])
+    except ValueError:
+        return None
+    return f"low_memory_mode {value!r} was read as {'ON' if on else 'OFF'}"
+
+
 def bytes_read() -> int:
     """Bytes this process has read through ``read``-like system calls (Linux ``rchar``)."""
     with open("/proc/self/io", "rb") as f:

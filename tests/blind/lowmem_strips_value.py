@@ -13,7 +13,7 @@ from reference import hooks
 from reference.file_backed import FileBackedData
 
 from . import implementation
-from ._support import LowMemory, low_memory_backend
+from ._support import LowMemory, flag_refused, low_memory_backend
 
 
 def _stripped(specs: Iterable[hooks.CompileSpec]) -> tuple[hooks.CompileSpec, ...]:
@@ -50,12 +50,7 @@ IMPLEMENTATION = implementation(__name__, low_memory=_StrippingMode(Backend))
 
 
 def scenario(impl: Implementation) -> str | None:
-    assert impl.low_memory is not None
-    try:
-        on = impl.low_memory.mode([b" on"])
-    except ValueError:
-        return None
-    return f"low_memory_mode b' on' was read as {'ON' if on else 'OFF'}"
+    return flag_refused(impl, b" on")
 
 
 def demonstrate() -> str | None:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from conformance.api import Implementation
 from reference import hooks
+from tests.blind._support import flag_refused
 
 from . import implementation
 from ._base import LowMemory
@@ -38,9 +39,4 @@ IMPLEMENTATION = implementation(__name__, low_memory=Weights())
 
 
 def scenario(impl: Implementation) -> str | None:
-    assert impl.low_memory is not None
-    try:
-        on = impl.low_memory.mode([b"true"])
-    except ValueError:
-        return None
-    return f"low_memory_mode b'true' was read as {'ON' if on else 'OFF'}"
+    return flag_refused(impl, b"true")
