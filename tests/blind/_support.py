@@ -16,7 +16,7 @@ import tracemalloc
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar, cast
 
-from conformance.api import CopyHook, Implementation, Preprocess, Submodules
+from conformance.api import Implementation
 from reference import hooks
 
 T = TypeVar("T")
@@ -50,52 +50,6 @@ class LowMemory:
 
     def mode(self, values: Sequence[bytes]) -> bool:
         return hooks.is_low_memory_mode(hooks.CompileSpec(hooks.LOW_MEMORY_MODE, v) for v in values)
-
-
-class Lowering:
-    """The reference adapter's ``Lowering`` over another ``BackendDetails`` base and lowering
-    function."""
-
-    def __init__(
-        self,
-        base: type[hooks.BackendDetails] = hooks.BackendDetails,
-        lower_all: Callable[..., object] = hooks.lower_all_submodules_to_backend,
-    ) -> None:
-        self.base = base
-        self.lower_all = lower_all
-
-    def compile_spec(self, key: str, value: bytes) -> object:
-        return hooks.CompileSpec(key, value)
-
-    def default_copy(self, program: T, compile_specs: Sequence[object]) -> T:
-        specs = tuple(cast(hooks.CompileSpec, s) for s in compile_specs)
-        return self.base.copy_exported_program_for_preprocess(program, specs)
-
-    def lower(
-        self, submodules: Submodules, copy_hook: CopyHook | None, preprocess: Preprocess
-    ) -> None:
-        def run(program: object, compile_specs: Sequence[object]) -> hooks.PreprocessResult:
-            preprocess(program, compile_specs)
-            return hooks.PreprocessResult()
-
-        namespace: dict[str, object] = {"preprocess": staticmethod(run)}
-        if copy_hook is not None:
-            hook = copy_hook
-
-            def copy(cls: type, program: object, compile_specs: Sequence[object]) -> object:
-                return hook(program, compile_specs)
-
-            namespace["copy_exported_program_for_preprocess"] = classmethod(copy)
-        backend = type(f"BlindProbe{next(_names)}", (self.base,), namespace)
-        self.lower_all(
-            backend,
-            {
-                method: [
-                    hooks.Submodule(program, tuple(cast(Any, specs))) for program, specs in subs
-                ]
-                for method, subs in submodules.items()
-            },
-        )
 
 
 @contextlib.contextmanager

@@ -12,11 +12,11 @@ import copy
 from collections.abc import Sequence
 from typing import TypeVar
 
+from conformance.adapters.reference import Lowering
 from conformance.api import Implementation
 from reference import hooks
 
 from . import implementation
-from ._support import Lowering
 
 P = TypeVar("P")
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from conformance.adapters.reference import Lowering
 from conformance.api import Implementation
 from reference import hooks
 
 from . import implementation
 from ._steps import lowering_copying
-from ._support import Lowering
 
 
 def _copy(

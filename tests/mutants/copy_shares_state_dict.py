@@ -20,7 +20,7 @@ from ._proofs_a import Program
 T = TypeVar("T")
 
 
-class Lowering(reference_adapter._Lowering):
+class Lowering(reference_adapter.Lowering):
     def default_copy(self, program: T, compile_specs: Sequence[object]) -> T:
         shared = [getattr(program, name, None) for name in ("state_dict", "constants")]
         memo = {id(m): m for m in shared if m is not None}
