@@ -6,9 +6,8 @@ checks: its docstring starts with ``Breaks: CLAUSE-ID, ...``, then ``Profile: co
 ``Profile: strict`` (the profile whose verdict it must fail), then the bug. Each exposes
 ``IMPLEMENTATION`` (loadable by ``--impl tests.blind.<name>:IMPLEMENTATION``) and proves itself
 broken without the suite: ``scenario(impl)`` runs a small case against any implementation and
-describes the violation it sees (None when it sees none), and ``demonstrate()`` runs it on
-``IMPLEMENTATION``. ``tests/test_demonstrations.py`` checks that each demonstrates its bug and
-that the reference passes the same scenario.
+describes the violation it sees (None when it sees none). ``tests/test_demonstrations.py``
+checks that each demonstrates its bug and that the reference passes the same scenario.
 """
 
 from __future__ import annotations

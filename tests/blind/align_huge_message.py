@@ -32,7 +32,3 @@ def scenario(impl: Implementation) -> str | None:
             return f"an alignment of -10**5000 raised {message[:80]!r}"
         return None
     return "an alignment of -10**5000 was accepted"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

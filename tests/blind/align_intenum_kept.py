@@ -41,7 +41,3 @@ def scenario(impl: Implementation) -> str | None:
     if type(alignment) is not int or alignment != 16:
         return f"an IntEnum alignment is stored as {alignment!r} ({type(alignment).__name__})"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -37,7 +37,3 @@ def scenario(impl: Implementation) -> str | None:
     if got != 12:
         return f"re-adding with alignments 4 then 6 gave alignment {got}, not lcm 12"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

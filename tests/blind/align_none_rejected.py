@@ -25,7 +25,3 @@ IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
 
 def scenario(impl: Implementation) -> str | None:
     return alignment_stored(impl, None, 1)  # None means 1
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -25,7 +25,3 @@ IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
 
 def scenario(impl: Implementation) -> str | None:
     return alignment_stored(impl, 3, 3)
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -45,7 +45,3 @@ def scenario(impl: Implementation) -> str | None:
     if got != (16, 3):
         return f"keys sharing a buffer, added with alignments 16 and 3, have {got}"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -36,7 +36,3 @@ def scenario(impl: Implementation) -> str | None:
             return f"alignment 0 raised {str(exc)!r}"
         return None
     return "alignment 0 was accepted"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

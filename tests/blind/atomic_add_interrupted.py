@@ -81,7 +81,3 @@ def scenario(impl: Implementation) -> str | None:
         if wrong is not None:
             return wrong
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -33,7 +33,3 @@ def scenario(impl: Implementation) -> str | None:
     if "new" in external:
         return f"a rejected add under tag 'new' left external_data = {external!r}"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -58,7 +58,3 @@ def scenario(impl: Implementation) -> str | None:
         if bytes(sink.data) != original:
             return "a file rewritten in place while streamed was written mixed, without an error"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -47,7 +47,3 @@ def scenario(impl: Implementation) -> str | None:
             return "a close() whose removal failed left the object closed"
         blob.close()
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -55,7 +55,3 @@ def scenario(impl: Implementation) -> str | None:
         if os.path.exists(path):
             return "close() retried after a failed removal left the owned file"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -34,7 +34,3 @@ def scenario(impl: Implementation) -> str | None:
         except OSError as exc:
             return f"close() of an owner whose file is already gone raised {exc!r}"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -50,7 +50,3 @@ else:
 
 def scenario(impl: Implementation) -> str | None:
     return child_says(impl, _CHILD)
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -33,7 +33,3 @@ def scenario(impl: Implementation) -> str | None:
         except ValueError:
             return None
         return "sha256() of a closed object returned its cached digest"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -29,7 +29,3 @@ def scenario(impl: Implementation) -> str | None:
         except ValueError:
             return None
         return f"len() of a closed FileBackedData returned {size}"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -46,7 +46,3 @@ def scenario(impl: Implementation) -> str | None:
         except ValueError:
             return None
         return "a closed FileBackedData re-added under its own key was accepted"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -53,7 +53,3 @@ def scenario(impl: Implementation) -> str | None:
     if original.state_dict != {"weight": [1.0, 2.0]} or original.constants:
         return f"a change to the copy's mappings reached the original: {vars(original)}"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -27,7 +27,3 @@ IMPLEMENTATION = implementation(__name__, Cord=Cord)
 
 def scenario(impl: Implementation) -> str | None:
     return append_refused(impl, bytearray(b"cd"), "bytearray")
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -33,7 +33,3 @@ def scenario(impl: Implementation) -> str | None:
             return f"the TypeError does not name NoneType: {exc}"
         return None if len(piece) == 1 else "a refused append changed the Cord"
     return "Cord.append(None) returned without an error"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -38,7 +38,3 @@ class Claims:
 
 def scenario(impl: Implementation) -> str | None:
     return append_refused(impl, Claims(), "Claims")  # its __class__ says bytes
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

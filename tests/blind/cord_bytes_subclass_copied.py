@@ -44,7 +44,3 @@ def scenario(impl: Implementation) -> str | None:
     if not any(w is piece for w in sink.writes):
         return f"the bytes-subclass piece was not written by identity: got {sink.writes!r}"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

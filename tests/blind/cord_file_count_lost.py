@@ -42,7 +42,3 @@ def scenario(impl: Implementation) -> str | None:
         if out.getvalue() != b"head file piece":
             return f"it wrote {out.getvalue()!r}"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

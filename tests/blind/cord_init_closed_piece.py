@@ -36,7 +36,3 @@ def scenario(impl: Implementation) -> str | None:
         except ValueError:
             return None
     return f"Cord(closed blob) was made, of length {len(made)}"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

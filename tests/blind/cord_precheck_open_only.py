@@ -44,7 +44,3 @@ def scenario(impl: Implementation) -> str | None:
                 return f"it raised for the grown piece after writing {out.getvalue()!r}"
             return None
         return f"a Cord with a grown file piece was written: {out.getvalue()!r}"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

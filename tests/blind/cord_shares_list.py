@@ -36,7 +36,3 @@ def scenario(impl: Implementation) -> str | None:
     if out.getvalue() != b"abc":
         return f"appending to Cord(first) changed first: it now writes {out.getvalue()!r}"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -47,7 +47,3 @@ def scenario(impl: Implementation) -> str | None:
     if bytes(sink.data) != b"hello world":
         return f"a sink taking 3 bytes a write got {bytes(sink.data)!r}, not b'hello world'"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -36,7 +36,3 @@ def scenario(impl: Implementation) -> str | None:
             return f"writing a Cord of {len(cord)} bytes to None raised {exc!r}, not TypeError"
         return f"writing a Cord of {len(cord)} bytes to None returned normally"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -46,7 +46,3 @@ def scenario(impl: Implementation) -> str | None:
     if peak > _SIZE // 2:
         return f"writing a Cord with a {_SIZE >> 20} MiB file piece held {peak >> 20} MiB"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -34,7 +34,3 @@ def scenario(impl: Implementation) -> str | None:
         if cost > (64 << 10) + 4096:
             return f"adding a 4 MiB file whose fingerprint matches no buffer read {cost} bytes"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -46,7 +46,3 @@ def scenario(impl: Implementation) -> str | None:
         if len(out.buffers) != 2:
             return "an empty blob with a wrong supplied digest shares the empty buffer"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

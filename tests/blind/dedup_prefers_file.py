@@ -36,7 +36,3 @@ def scenario(impl: Implementation) -> str | None:
         if len(buffers) != 1 or buffers[0] is not first:
             return f"the shared buffer is {buffers!r}, not the bytes object added first"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -42,7 +42,3 @@ def scenario(impl: Implementation) -> str | None:
     if twice:
         return f"bytes blobs {twice} were hashed more than once ({hashed})"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

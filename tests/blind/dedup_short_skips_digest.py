@@ -42,7 +42,3 @@ def scenario(impl: Implementation) -> str | None:
     if len(buffers) != 2:
         return "a file-backed blob with another supplied digest shares the buffer of equal bytes"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -43,7 +43,3 @@ def scenario(impl: Implementation) -> str | None:
                 "a stored file's supplied digest was not used: the matching blob got its own buffer"
             )
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -37,7 +37,3 @@ def scenario(impl: Implementation) -> str | None:
         except OSError as exc:
             return f"a deep copy dangles once the original is closed: {exc!r}"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

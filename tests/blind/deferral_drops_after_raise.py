@@ -69,7 +69,3 @@ def scenario(impl: Implementation) -> str | None:
         print(outcome or "OK")
         """,
     )
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -33,7 +33,3 @@ def scenario(impl: Implementation) -> str | None:
         except TypeError:
             return None
         return "a bytearray was accepted as the supplied sha256"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -55,7 +55,3 @@ def scenario(impl: Implementation) -> str | None:
         finally:
             blob.close()
     return None if got == digest else f"the supplied digest came back as {got!r}"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -35,7 +35,3 @@ def scenario(impl: Implementation) -> str | None:
                 f"FileBackedData(<a directory>) raised {type(exc).__name__}, not IsADirectoryError"
             )
         return "FileBackedData(<a directory>) was accepted"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -40,7 +40,3 @@ def scenario(impl: Implementation) -> str | None:
             return f"the duplicate-key message is {str(exc)!r}, not {expected!r}"
         return None
     return "a key re-added with other contents was accepted"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

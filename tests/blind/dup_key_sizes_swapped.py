@@ -50,7 +50,3 @@ def scenario(impl: Implementation) -> str | None:
         )
         return None if str(exc) == expected else f"the message is {str(exc)!r}"
     return "a key re-added with other data was accepted"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -30,7 +30,3 @@ def scenario(impl: Implementation) -> str | None:
         return None
     inline = "k" in store.get_named_data_store_output().pte_data
     return f"an empty tag was accepted{' (stored inline)' if inline else ''}"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

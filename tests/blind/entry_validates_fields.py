@@ -36,7 +36,3 @@ def scenario(impl: Implementation) -> str | None:
     if entry.buffer_index is not index or entry.alignment is not alignment:
         return "DataEntry did not keep its values as given"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -35,7 +35,3 @@ def scenario(impl: Implementation) -> str | None:
             blob.close()
             return "a with block that raised left the owned file in place"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -76,7 +76,3 @@ def scenario(impl: Implementation) -> str | None:
     if left:
         return f"a SIGINT during the release at exit left {left}"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -43,7 +43,3 @@ def scenario(impl: Implementation) -> str | None:
         except _Marker:
             return None if not os.path.exists(path) else "the block's end did not release"
     return "an exception raised in the with block did not propagate"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

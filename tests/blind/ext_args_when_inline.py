@@ -32,7 +32,3 @@ def scenario(impl: Implementation) -> str | None:
             continue
         return f"externalize_pte_data({cap!r}, {prefix!r}) with nothing inline did not raise"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -25,7 +25,3 @@ IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
 
 def scenario(impl: Implementation) -> str | None:
     return externalize_refused(impl, True)
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -30,7 +30,3 @@ def scenario(impl: Implementation) -> str | None:
     if len(shards) != 1:
         return f"blobs of 6 and 4 bytes under a cap of 10 went to {len(shards)} shards"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

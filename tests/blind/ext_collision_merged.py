@@ -40,7 +40,3 @@ def scenario(impl: Implementation) -> str | None:
             return "a refused externalize changed the store"
         return None
     return f"the shard of ['k'] was merged into the existing tag {taken!r}"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -32,7 +32,3 @@ def scenario(impl: Implementation) -> str | None:
     if list(shard) != ["a", "b"]:
         return f"the shard's entries are in the order {list(shard)}, not sorted"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -31,7 +31,3 @@ def scenario(impl: Implementation) -> str | None:
     (tag,) = store.get_named_data_store_output().external_data
     expected = f"p_{hashlib.sha256(b'a' + bytes([0xFF]) + b'b').hexdigest()}"
     return None if tag == expected else f"the shard of key 'a\\0b' is tagged {tag!r}"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

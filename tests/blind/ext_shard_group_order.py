@@ -33,7 +33,3 @@ def scenario(impl: Implementation) -> str | None:
     if list(entries) != ["a", "b", "c"]:
         return f"a shard's entries are in the order {list(entries)}, not sorted"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

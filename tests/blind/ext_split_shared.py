@@ -37,7 +37,3 @@ def scenario(impl: Implementation) -> str | None:
         keys = [sorted(shard) for shard in shards.values()]
         return f"8 bytes of buffers with a cap of 8 made {len(shards)} shards: {keys}"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -33,7 +33,3 @@ def scenario(impl: Implementation) -> str | None:
     if tags != [expected]:
         return f"the shard of keys ['a', 'b'] is tagged {tags}, not [{expected!r}]"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -30,7 +30,3 @@ def scenario(impl: Implementation) -> str | None:
     if tags[0] != "zzz":
         return f"the tags after externalizing are {tags}: the new shard is not after 'zzz'"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -34,7 +34,3 @@ def scenario(impl: Implementation) -> str | None:
             blob.close()
             return f"cleanup={value!r} was accepted (file still there: {os.path.exists(path)})"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

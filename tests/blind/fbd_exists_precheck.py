@@ -51,7 +51,3 @@ def scenario(impl: Implementation) -> str | None:
             else:
                 return f"the {what} of a 300-character name succeeded"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -38,7 +38,3 @@ def scenario(impl: Implementation) -> str | None:
         if accepted(lambda: impl.FileBackedData(BytesPath(os.fsencode(path))), TypeError):
             return "a PathLike giving bytes was accepted"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -51,7 +51,3 @@ def scenario(impl: Implementation) -> str | None:
         if data != b"the blob":
             return f"after os.chdir it reads {data!r}"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -42,7 +42,3 @@ def scenario(impl: Implementation) -> str | None:
         if os.path.exists(path):
             return "an owner dropped and collected did not release its file"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -38,7 +38,3 @@ def scenario(impl: Implementation) -> str | None:
         if not present:
             return "a forked child's close() deleted its parent's owned file"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

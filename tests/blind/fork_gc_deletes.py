@@ -59,7 +59,3 @@ def scenario(impl: Implementation) -> str | None:
         print("OK" if kept else "a forked child deleted its parent's owned file at collection")
         """,
     )
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -78,7 +78,3 @@ def scenario(impl: Implementation) -> str | None:
         if os.waitstatus_to_exitcode(status) != 0:
             return "a child forked while a thread was in move_from could not move a file"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

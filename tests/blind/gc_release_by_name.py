@@ -45,7 +45,3 @@ def scenario(impl: Implementation) -> str | None:
         if not os.path.exists(path) or read_file(path) != b"someone else's":
             return "collecting an owner deleted another file put at its path"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

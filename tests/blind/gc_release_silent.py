@@ -61,7 +61,3 @@ def scenario(impl: Implementation) -> str | None:
                 "a removal that failed at garbage collection gave no RuntimeWarning naming the path"
             )
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -39,7 +39,3 @@ def scenario(impl: Implementation) -> str | None:
     if got != sha(b"second, other contents"):
         return "sha256() of a new file at a reused path is not that file's digest"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

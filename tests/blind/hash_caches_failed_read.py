@@ -48,7 +48,3 @@ def scenario(impl: Implementation) -> str | None:
         if digest == sha(data):
             return None
         return "after a read that failed, sha256() returned a cached digest of what was read"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -51,7 +51,3 @@ def scenario(impl: Implementation) -> str | None:
             return None
         finally:
             blob.close()
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

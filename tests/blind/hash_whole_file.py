@@ -34,7 +34,3 @@ def scenario(impl: Implementation) -> str | None:
         if peak > 8 << 20:
             return f"sha256() of a 16 MiB file held {peak} bytes"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -44,7 +44,3 @@ def scenario(impl: Implementation) -> str | None:
     if held > 0:
         return f"8 open borrowers hold {held} descriptors between calls"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -49,7 +49,3 @@ def scenario(impl: Implementation) -> str | None:
             f.write(b"bbbb")
         os.utime(path, ns=(_T + 1, _T + 1))
         return read_as_blob(blob, "a file rewritten and stamped 1 ns later")
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

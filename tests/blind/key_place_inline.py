@@ -30,7 +30,3 @@ IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
 def scenario(impl: Implementation) -> str | None:
     _, refused = inline_then_tagged(impl, b"weights", b"weights")
     return None if refused else "a key stored inline was re-added under tag 't' without an error"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -38,7 +38,3 @@ def scenario(impl: Implementation) -> str | None:
         t for t, m in out.external_data.items() if "k" in m
     ]
     return f"key 'k' added inline and again under tag 't' with other data: entries in {places}"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -32,7 +32,3 @@ def scenario(impl: Implementation) -> str | None:
         if len(blob) != 10:
             return f"len() of a 10-byte blob whose file grew is {len(blob)}"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -39,7 +39,3 @@ def scenario(impl: Implementation) -> str | None:
         if os.path.exists(path):
             return "load_weights_blob left the blob file"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -42,7 +42,3 @@ def scenario(impl: Implementation) -> str | None:
     if len(seen) != 1 or seen[0] is not copy:
         return "preprocess did not receive the (empty) object the copy hook returned"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

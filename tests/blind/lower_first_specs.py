@@ -43,7 +43,3 @@ def scenario(impl: Implementation) -> str | None:
     if seen != expected:
         return "the copy hook did not get each submodule's own compile specs"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

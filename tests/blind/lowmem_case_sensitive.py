@@ -56,7 +56,3 @@ def scenario(impl: Implementation) -> str | None:
     except ValueError as exc:
         return f"low_memory_mode b'on' was refused: {exc}"
     return None if on else "low_memory_mode b'on' did not turn low-memory mode on"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

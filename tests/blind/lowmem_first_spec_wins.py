@@ -35,7 +35,3 @@ def scenario(impl: Implementation) -> str | None:
     except ValueError:
         return None
     return f"conflicting low_memory_mode specs ON and off read as {'ON' if on else 'OFF'}"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

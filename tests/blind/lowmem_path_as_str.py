@@ -48,7 +48,3 @@ def scenario(impl: Implementation) -> str | None:
     if cost > _SIZE // 4:
         return f"loading a {_SIZE >> 20} MiB blob just materialized read {cost >> 20} MiB"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -46,7 +46,3 @@ def scenario(impl: Implementation) -> str | None:
             return None
         finally:
             data.close()
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

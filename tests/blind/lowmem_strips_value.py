@@ -51,7 +51,3 @@ IMPLEMENTATION = implementation(__name__, low_memory=_StrippingMode(Backend))
 
 def scenario(impl: Implementation) -> str | None:
     return flag_refused(impl, b" on")
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

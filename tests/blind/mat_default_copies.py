@@ -32,7 +32,3 @@ def scenario(impl: Implementation) -> str | None:
     if impl.weights.materialize(paths, []) is not paths:
         return "the default materialize_weights_blob did not return the same object"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

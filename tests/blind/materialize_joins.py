@@ -47,7 +47,3 @@ def scenario(impl: Implementation) -> str | None:
         if peak > 8 << 20:
             return f"materializing 16 chunks of 1 MiB held {peak} bytes"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

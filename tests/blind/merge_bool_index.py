@@ -46,7 +46,3 @@ def scenario(impl: Implementation) -> str | None:
     except ValueError as exc:
         return None if "'k'" in str(exc) else f"the error does not name the key: {exc}"
     return "an entry whose buffer_index is True was merged"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -44,7 +44,3 @@ def scenario(impl: Implementation) -> str | None:
         finally:
             blob.close()
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

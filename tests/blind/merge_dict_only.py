@@ -44,7 +44,3 @@ def scenario(impl: Implementation) -> str | None:
     if "k" not in store.get_named_data_store_output().pte_data:
         return "the key of a MappingProxyType map was not merged"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -42,7 +42,3 @@ def scenario(impl: Implementation) -> str | None:
         {"t1": {"k": entry(0, 1, None)}, "t2": {"k": entry(1, 1, None)}},
     )
     return merge_refused(impl, other, "k", "an output with key 'k' under two tags")
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

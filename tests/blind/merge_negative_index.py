@@ -44,7 +44,3 @@ IMPLEMENTATION = implementation(__name__, NamedDataStore=NamedDataStore)
 def scenario(impl: Implementation) -> str | None:
     other = impl.NamedDataStoreOutput([b"first", b"last"], {"w": impl.DataEntry(-1, 1, None)}, {})
     return merge_refused(impl, other, "w", "an entry with buffer_index -1")
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -29,7 +29,3 @@ def scenario(impl: Implementation) -> str | None:
     except (AttributeError, TypeError):
         return None
     return "merge_named_data_store(None) returned without an error"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -46,7 +46,3 @@ def scenario(impl: Implementation) -> str | None:
     if keys != ["b"]:
         return f"a merge that failed at key 'b' left the keys {keys}"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

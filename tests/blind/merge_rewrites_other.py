@@ -37,7 +37,3 @@ def scenario(impl: Implementation) -> str | None:
     if out.buffers[0] is not theirs:
         return "merging an output replaced a buffer of that output with the target's object"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

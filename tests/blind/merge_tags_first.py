@@ -32,7 +32,3 @@ def scenario(impl: Implementation) -> str | None:
     if got != [b"inline blob", b"external blob"]:
         return f"a merge into an empty store gave buffers {got}"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -39,7 +39,3 @@ def scenario(impl: Implementation) -> str | None:
         except OSError as exc:
             return f"prefix() of a removed file raised {exc!r}, not FileNotFoundError"
     return "prefix() of a removed file did not raise"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -42,7 +42,3 @@ def scenario(impl: Implementation) -> str | None:
         if left != ["weights"]:
             return f"an interrupted rename left {left}"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -51,7 +51,3 @@ def scenario(impl: Implementation) -> str | None:
         if os.waitstatus_to_exitcode(status) != 0:
             return f"a forked child took a file an inherited object owns (at its path: {present})"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -33,7 +33,3 @@ def scenario(impl: Implementation) -> str | None:
         if accepted(lambda: impl.FileBackedData.move_from(source + "/"), OSError):
             return "move_from of 'weights/' (a regular file with a trailing slash) succeeded"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

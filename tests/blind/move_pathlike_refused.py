@@ -46,7 +46,3 @@ def scenario(impl: Implementation) -> str | None:
     if not gone or data != b"abc":
         return "move_from(pathlib.Path) did not take the file over"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

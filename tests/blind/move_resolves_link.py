@@ -42,7 +42,3 @@ def scenario(impl: Implementation) -> str | None:
         return (
             f"move_from(<a symbolic link>) was accepted (its target {'moved' if moved else 'kept'})"
         )
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -41,7 +41,3 @@ def scenario(impl: Implementation) -> str | None:
         ):
             return f"a placeholder made by child {child} is named {name}"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

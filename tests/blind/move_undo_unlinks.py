@@ -52,7 +52,3 @@ def scenario(impl: Implementation) -> str | None:
         if left != ["weights"]:
             return f"an interrupt right after the rename left {left}"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

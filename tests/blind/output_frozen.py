@@ -42,7 +42,3 @@ def scenario(impl: Implementation) -> str | None:
     except Exception as exc:
         return f"an output's buffers cannot be assigned: {type(exc).__name__}: {exc}"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -38,7 +38,3 @@ def scenario(impl: Implementation) -> str | None:
     if buffer is not data:
         return f"the output holds a {type(buffer).__name__} copy, not the stored object"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -34,7 +34,3 @@ def scenario(impl: Implementation) -> str | None:
     if keys != ["a"]:
         return f"an output taken before adding 'b' under 'model' now lists {keys} there"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -35,7 +35,3 @@ def scenario(impl: Implementation) -> str | None:
         blob.close()
         gone = "deleted" if not os.path.exists(target) else "kept"
         return f"FileBackedData(link, cleanup=True) was accepted; its close() {gone} the target"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

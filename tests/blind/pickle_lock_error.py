@@ -31,7 +31,3 @@ def scenario(impl: Implementation) -> str | None:
                 return f"pickling raised a TypeError that does not name the path: {exc}"
             return None
         return "a FileBackedData was pickled"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

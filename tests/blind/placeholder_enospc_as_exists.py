@@ -60,7 +60,3 @@ def scenario(impl: Implementation) -> str | None:
             return None
         blob.close()
     return "move_from succeeded on a full disk"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

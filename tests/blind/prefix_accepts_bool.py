@@ -30,7 +30,3 @@ def scenario(impl: Implementation) -> str | None:
         except TypeError as exc:
             return None if "True" in str(exc) else f"the TypeError does not name True: {exc}"
         return f"prefix(True) returned {got!r} instead of raising TypeError"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -40,7 +40,3 @@ def scenario(impl: Implementation) -> str | None:
         if cost > 32 + (64 << 10) + 4096:
             return f"prefix(32) of a 4 MiB file read {cost} bytes"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

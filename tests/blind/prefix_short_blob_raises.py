@@ -31,7 +31,3 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 def scenario(impl: Implementation) -> str | None:
     return prefix_wrong(impl, b"0123456789", 32, b"0123456789")
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -26,7 +26,3 @@ def scenario(impl: Implementation) -> str | None:
     from ._support import prefix_wrong
 
     return prefix_wrong(impl, b"abc", 0, b"")
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

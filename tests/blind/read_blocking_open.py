@@ -47,7 +47,3 @@ def scenario(impl: Implementation) -> str | None:
         if not isinstance(outcome[0], OSError):
             return f"prefix() of a blob replaced by a FIFO gave {outcome[0]!r}"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

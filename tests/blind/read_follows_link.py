@@ -28,7 +28,3 @@ def scenario(impl: Implementation) -> str | None:
         os.rename(path, elsewhere)
         os.symlink(elsewhere, path)
         return read_as_blob(blob, "a symbolic link put at the file's name, to the file")
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

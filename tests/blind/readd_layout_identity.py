@@ -32,7 +32,3 @@ def scenario(impl: Implementation) -> str | None:
     except ValueError as exc:
         return f"re-adding a key with an equal layout raised: {exc}"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -32,7 +32,3 @@ def scenario(impl: Implementation) -> str | None:
     except ValueError as exc:
         return None if "'k'" in str(exc) else f"the error does not name the key: {exc}"
     return "a key re-added with another tensor_layout was accepted"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

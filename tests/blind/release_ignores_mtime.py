@@ -39,7 +39,3 @@ def scenario(impl: Implementation) -> str | None:
         if not os.path.exists(path):
             return "close() deleted an owned file that was rewritten in place since"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -98,7 +98,3 @@ else:
 
 def scenario(impl: Implementation) -> str | None:
     return child_says(impl, _CHILD, timeout=60)
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -41,7 +41,3 @@ def scenario(impl: Implementation) -> str | None:
     if bytes(out.data) != contents:
         return f"an output taking 3 bytes a call got {bytes(out.data)!r} of {contents!r}"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -39,7 +39,3 @@ def scenario(impl: Implementation) -> str | None:
     if key != expected or expected not in store.key_to_buffer_idx:
         return f"the blob was stored under {key!r}, not {expected!r}"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -31,7 +31,3 @@ def scenario(impl: Implementation) -> str | None:
     if missing:
         return f"key_to_buffer_idx lacks {missing}"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

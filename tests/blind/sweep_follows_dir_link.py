@@ -37,7 +37,3 @@ def scenario(impl: Implementation) -> str | None:
         except OSError:
             return None if os.path.exists(orphan) else "it raised, but removed the orphan"
         return f"a sweep of a symbolic link to a directory swept it: removed {removed}"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

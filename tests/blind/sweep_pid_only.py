@@ -38,7 +38,3 @@ def scenario(impl: Implementation) -> str | None:
                 f"a placeholder whose pid was reused (start time 1) was kept (removed: {removed})"
             )
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -50,7 +50,3 @@ def scenario(impl: Implementation) -> str | None:
         if left != [names[0]]:
             return f"after a refused unlink the sweep left {left}"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -46,7 +46,3 @@ def scenario(impl: Implementation) -> str | None:
         if not os.path.exists(untagged):
             return f"the sweep removed a placeholder without an owner tag: {removed}"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

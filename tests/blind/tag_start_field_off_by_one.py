@@ -48,7 +48,3 @@ def scenario(impl: Implementation) -> str | None:
     if not name.startswith(expected):
         return f"placeholder {name!r} does not start with {expected!r}"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -42,7 +42,3 @@ def scenario(impl: Implementation) -> str | None:
     if tags != ["model"] or any(type(t) is not str for t in tags):
         return f"a tag given as a str subclass gave the tags {tags!r}"
     return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

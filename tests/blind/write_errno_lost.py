@@ -42,7 +42,3 @@ def scenario(impl: Implementation) -> str | None:
                 return f"an ENOSPC from the output came back as {exc!r} (errno {exc.errno})"
             return None
         return "an output raising ENOSPC did not fail the write"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

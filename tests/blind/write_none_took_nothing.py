@@ -51,7 +51,3 @@ def scenario(impl: Implementation) -> str | None:
         if bytes(sink.data) != b"weights" * 1000:
             return "the sink got other bytes"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

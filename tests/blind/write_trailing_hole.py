@@ -51,7 +51,3 @@ def scenario(impl: Implementation) -> str | None:
         if size != 4 << 20:
             return f"a 4 MiB blob ending in a hole was written as {size} bytes"
         return None
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)

@@ -59,7 +59,3 @@ def scenario(impl: Implementation) -> str | None:
         finally:
             blob.close()
     return "write_to_file returned normally into an output that took nothing"
-
-
-def demonstrate() -> str | None:
-    return scenario(IMPLEMENTATION)
