@@ -99,18 +99,6 @@ def accepted(make: Callable[[], Any], refusal: type[Exception]) -> bool:
     return True
 
 
-class Trickle:
-    """An output whose ``write`` takes at most three bytes a call and says how many it took."""
-
-    def __init__(self) -> None:
-        self.data = bytearray()
-
-    def write(self, data: bytes | memoryview) -> int:
-        taken = bytes(data[:3])
-        self.data += taken
-        return len(taken)
-
-
 def make_file(path: str, data: bytes) -> str:
     with open(path, "wb") as f:
         f.write(data)

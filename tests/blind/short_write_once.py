@@ -10,9 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.api import Implementation
+from conformance.harness.sinks import ShortWriter
 
 from . import implementation
 from ._steps import StreamingThrough
+from ._support import wrapped
 
 
 class FileBackedData(StreamingThrough):
@@ -26,18 +28,13 @@ IMPLEMENTATION = implementation(__name__, FileBackedData=FileBackedData)
 
 
 def scenario(impl: Implementation) -> str | None:
-    import os
-
-    from ._support import Trickle, directory, make_file
-
     contents = b"0123456789"
-    with directory() as d:
-        blob = impl.FileBackedData(make_file(os.path.join(d, "w"), contents))
-        out = Trickle()
+    out = ShortWriter(3)
+    with wrapped(impl, contents) as (_, blob):
         try:
             blob.write_to_file(out)
         finally:
             blob.close()
-    if bytes(out.data) != contents:
-        return f"an output taking 3 bytes a call got {bytes(out.data)!r} of {contents!r}"
+    if bytes(out.received) != contents:
+        return f"an output taking 3 bytes a call got {bytes(out.received)!r} of {contents!r}"
     return None
